@@ -1,0 +1,275 @@
+"""The strategy space: :class:`TraversalConfig`, one point of it, and its validation table.
+
+Every option cites the paper it comes from (plain-text copies in ``shared/seeds/``):
+
+- Busato & Bombieri, *Efficient load balancing techniques for graph traversal applications on
+  GPUs* (vertex-based mapping with warp shuffle, §3.1; device-wide binary search, §3.3).
+- Hong et al., *Accelerating CUDA Graph Algorithms at Maximum Warp* (PPoPP'11): virtual warps.
+- Busato & Bombieri, *BFS-4K: an Efficient Implementation of BFS for Kepler GPU Architectures*:
+  dynamic virtual warps (§5.2, knob K1 = minimum virtual warp size) and block size (knob K6).
+- Liu & Huang, *Enterprise: Breadth-First Graph Traversal on GPUs* (SC'15): push / pull direction.
+
+Validation is table-driven (:data:`_FIELDS`): each field lists its allowed values, a rule saying
+when it applies, the value it takes when it applies and was not given, and its neutral value
+(``None``) when it does not apply. A new technique or knob is a new table row (plus a value in
+an existing row); the dataclass field must be added too.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+__all__ = [
+    "TraversalConfig", "default_config", "all_configs",
+    "LOAD_BALANCE_TECHNIQUES", "VIRTUAL_WARP_SIZES", "MIN_VIRTUAL_WARP_SIZES", "BLOCK_SIZES", "DIRECTIONS",
+]
+
+#: Load-balancing techniques implemented in this release.
+#: ``vertex_mapped``: a (virtual) warp per frontier vertex, frontier loaded with warp shuffle
+#: (Busato & Bombieri §3.1; Hong et al. PPoPP'11). ``binary_search``: device-wide binary search
+#: over the prefix-sum of the frontier degrees (Busato & Bombieri §3.3).
+LOAD_BALANCE_TECHNIQUES: tuple[str, ...] = ("vertex_mapped", "binary_search")
+
+#: Virtual warp sizes (threads per frontier vertex, Hong et al.) or ``"dynamic"`` (BFS-4K §5.2:
+#: per level ``nearest_pow2(resident_threads / frontier_size)`` clamped to [min, 32]).
+VIRTUAL_WARP_SIZES: tuple = (1, 2, 4, 8, 16, 32, "dynamic")
+
+#: Lower clamp of the dynamic virtual warp size (BFS-4K knob K1).
+MIN_VIRTUAL_WARP_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+
+#: Threads per block (BFS-4K knob K6).
+BLOCK_SIZES: tuple[int, ...] = (128, 256, 512, 1024)
+
+#: Traversal directions implemented: ``push`` = top-down (Enterprise §2.1).
+DIRECTIONS: tuple[str, ...] = ("push",)
+
+
+@dataclass(frozen=True)
+class _Field:
+    """One row of the validation table.
+
+    allowed : the valid values when the field applies.
+    applies : ``values -> bool`` (values = the field values decided so far, in field order); the
+        field must be ``None`` (neutral) when this is False.
+    default : value filled in when the field applies and ``None`` was given.
+    """
+
+    allowed: tuple
+    applies: Callable[[Mapping[str, Any]], bool] = lambda values: True
+    default: Any = None
+    condition: str = ""  # human-readable form of ``applies``, for error messages
+    depends_on: tuple[str, ...] = ()  # fields ``applies`` reads (shown in error messages)
+
+    @property
+    def conditional(self) -> bool:
+        """True when the field applies only to some configs (neutral value None otherwise)."""
+        return bool(self.depends_on)
+
+
+_VIRTUAL_WARP_TECHNIQUES = frozenset({"vertex_mapped"})
+
+_FIELDS: dict[str, _Field] = {
+    "load_balance": _Field(allowed=LOAD_BALANCE_TECHNIQUES, default="vertex_mapped"),
+    "virtual_warp_size": _Field(
+        allowed=VIRTUAL_WARP_SIZES, default="dynamic",
+        applies=lambda v: v["load_balance"] in _VIRTUAL_WARP_TECHNIQUES,
+        condition=f"load_balance in {sorted(_VIRTUAL_WARP_TECHNIQUES)}", depends_on=("load_balance",)),
+    "min_virtual_warp_size": _Field(
+        allowed=MIN_VIRTUAL_WARP_SIZES, default=4,
+        applies=lambda v: v["virtual_warp_size"] == "dynamic",
+        condition="virtual_warp_size == 'dynamic'", depends_on=("virtual_warp_size",)),
+    "block_size": _Field(allowed=BLOCK_SIZES, default=256),
+    "direction": _Field(allowed=DIRECTIONS, default="push"),
+}
+
+
+def _fmt_allowed(allowed) -> str:
+    return ", ".join(repr(a) for a in allowed)
+
+
+def _normalize(name: str, value, spec: _Field):
+    """Return *value* as the exact allowed object (int or str), or raise ValueError."""
+    if isinstance(value, np.integer):
+        value = int(value)
+    elif isinstance(value, np.str_):
+        value = str(value)
+    for a in spec.allowed:
+        # exact type match: True is not 1, 4.0 is not 4 (they would change the canonical JSON)
+        if type(value) is type(a) and value == a:
+            return a
+    raise ValueError(f"TraversalConfig.{name}: invalid value {value!r}; allowed: {_fmt_allowed(spec.allowed)}")
+
+
+@dataclass(frozen=True)
+class TraversalConfig:
+    """One BFS strategy: load-balancing technique and its knobs. Frozen, hashable, validated.
+
+    Fields that do not apply to the chosen technique hold their neutral value ``None`` so that two
+    equal strategies are equal configs (the selector's labels are :attr:`config_id`).
+
+    Parameters
+    ----------
+    load_balance : {'vertex_mapped', 'binary_search'}
+        ``vertex_mapped``: vertex-based mapping, one (virtual) warp per frontier vertex with the
+        frontier loaded by warp shuffle (Busato & Bombieri, *Efficient load balancing techniques
+        for graph traversal applications on GPUs*, §3.1; Hong et al., *Accelerating CUDA Graph
+        Algorithms at Maximum Warp*, PPoPP'11). ``binary_search``: device-wide binary search over
+        the prefix-sum of the frontier degrees, one thread per edge (ibid. §3.3).
+    virtual_warp_size : {1, 2, 4, 8, 16, 32, 'dynamic'} or None
+        Threads cooperating on one frontier vertex (Hong et al.). ``'dynamic'``: chosen per level
+        as ``nearest_pow2(resident_threads / frontier_size)`` clamped to
+        ``[min_virtual_warp_size, 32]`` (Busato & Bombieri, *BFS-4K*, §5.2). Applies only to
+        ``vertex_mapped`` (``None`` there means ``'dynamic'``); must be ``None`` otherwise.
+    min_virtual_warp_size : {1, 2, 4, 8, 16, 32} or None
+        Lower clamp of the dynamic virtual warp size (BFS-4K knob K1). Applies only when
+        ``virtual_warp_size == 'dynamic'`` (``None`` there means 4); must be ``None`` otherwise.
+    block_size : {128, 256, 512, 1024}
+        Threads per block (BFS-4K knob K6).
+    direction : {'push'}
+        Traversal direction: ``push`` = top-down (Liu & Huang, *Enterprise*, SC'15, §2.1).
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the bad value and the allowed values, or the field that must be ``None``
+        because it does not apply.
+    """
+
+    load_balance: str = "vertex_mapped"
+    virtual_warp_size: int | str | None = None
+    min_virtual_warp_size: int | None = None
+    block_size: int = 256
+    direction: str = "push"
+
+    def __post_init__(self):
+        values: dict[str, Any] = {}
+        for name, spec in _FIELDS.items():
+            value = getattr(self, name)
+            if not spec.applies(values):
+                if value is not None:
+                    raise ValueError(
+                        f"TraversalConfig.{name}={value!r} does not apply here (it applies only when "
+                        f"{spec.condition}; here {_describe(values, spec)}); leave it None")
+            elif value is None:
+                if not spec.conditional:
+                    raise ValueError(f"TraversalConfig.{name}: None is not allowed (the field always applies); "
+                                     f"allowed: {_fmt_allowed(spec.allowed)}")
+                value = spec.default
+            else:
+                value = _normalize(name, value, spec)
+            values[name] = value
+            object.__setattr__(self, name, value)
+
+    # ------------------------------------------------------------------ serialisation
+    def to_dict(self) -> dict:
+        """Every field as a plain ``dict`` (``None`` for neutral fields)."""
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "TraversalConfig":
+        """Build (and validate) a config from a ``dict``; missing fields take their defaults.
+
+        Raises
+        ------
+        ValueError
+            Naming an unknown key or an invalid value.
+        """
+        unknown = sorted(set(d) - set(_FIELDS))
+        if unknown:
+            raise ValueError(f"TraversalConfig: unknown field(s) {', '.join(map(repr, unknown))}; "
+                             f"known: {', '.join(_FIELDS)}")
+        return cls(**d)
+
+    def to_json(self) -> str:
+        """Canonical JSON: sorted keys, compact separators (the input of :attr:`config_id`)."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, s: str) -> "TraversalConfig":
+        """Inverse of :meth:`to_json` (accepts any JSON object of fields)."""
+        d = json.loads(s)
+        if not isinstance(d, dict):
+            raise ValueError(f"TraversalConfig.from_json: expected a JSON object, got {type(d).__name__}")
+        return cls.from_dict(d)
+
+    @property
+    def config_id(self) -> str:
+        """``"c-"`` + the first 12 hex digits of SHA-256 of :meth:`to_json` (stable across processes)."""
+        return "c-" + hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:12]
+
+    @property
+    def label(self) -> str:
+        """Short human label, e.g. ``vertex_mapped/vw=dynamic(min4)/b256/push``."""
+        parts = [self.load_balance]
+        if self.virtual_warp_size is not None:
+            vw = f"vw={self.virtual_warp_size}"
+            if self.min_virtual_warp_size is not None:
+                vw += f"(min{self.min_virtual_warp_size})"
+            parts.append(vw)
+        parts.append(f"b{self.block_size}")
+        parts.append(self.direction)
+        return "/".join(parts)
+
+    def with_(self, **changes) -> "TraversalConfig":
+        """A validated copy with *changes* applied.
+
+        Conditional fields not named in *changes* are reset to their neutral value when they no
+        longer apply, and refilled with their default when they start to apply, e.g.
+        ``cfg.with_(load_balance="binary_search")`` drops ``virtual_warp_size`` and
+        ``min_virtual_warp_size``. A conditional field named explicitly is validated as given.
+
+        Raises
+        ------
+        ValueError
+            Naming an unknown field or an invalid value.
+        """
+        unknown = sorted(set(changes) - set(_FIELDS))
+        if unknown:
+            raise ValueError(f"TraversalConfig.with_: unknown field(s) {', '.join(map(repr, unknown))}; "
+                             f"known: {', '.join(_FIELDS)}")
+        values: dict[str, Any] = {}
+        for name, spec in _FIELDS.items():
+            if name in changes:
+                value = changes[name]
+            else:
+                value = getattr(self, name)
+                if spec.conditional and not spec.applies(values):
+                    value = None
+            if value is None and spec.conditional and spec.applies(values):
+                value = spec.default
+            values[name] = value
+        return dataclasses.replace(self, **values)
+
+
+def _describe(values: Mapping[str, Any], spec: _Field) -> str:
+    """The current values of the fields *spec*'s rule reads (for error messages)."""
+    return ", ".join(f"{k}={values[k]!r}" for k in spec.depends_on if k in values)
+
+
+def default_config() -> TraversalConfig:
+    """The default strategy: ``vertex_mapped/vw=dynamic(min4)/b256/push``."""
+    return TraversalConfig()
+
+
+def all_configs() -> tuple[TraversalConfig, ...]:
+    """Every valid :class:`TraversalConfig` of this release, in table order (for sweeps and tests).
+
+    Returns
+    -------
+    tuple of TraversalConfig
+        Distinct configs, enumerated field by field over the allowed values of the fields that
+        apply (neutral ``None`` for the others).
+    """
+    partial: list[dict[str, Any]] = [{}]
+    for name, spec in _FIELDS.items():
+        nxt = []
+        for values in partial:
+            choices = spec.allowed if spec.applies(values) else (None,)
+            nxt.extend({**values, name: c} for c in choices)
+        partial = nxt
+    return tuple(TraversalConfig(**values) for values in partial)

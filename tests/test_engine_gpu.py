@@ -1,0 +1,178 @@
+"""GPU tests: every technique × virtual warp size × block size on a graph zoo, exact against the CPU
+reference (scipy.sparse.csgraph) and the Graph500 BFS-tree checks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune.config import BLOCK_SIZES, TraversalConfig
+from autotune.graph import from_edges
+from autotune.reference import bfs_reference, validate_bfs
+
+from .conftest import shared_graphs_dir
+
+pytestmark = pytest.mark.gpu
+
+VW = (1, 2, 4, 8, 16, 32, "dynamic")
+
+
+def all_configs():
+    out = []
+    for b in BLOCK_SIZES:
+        for vw in VW:
+            out.append(TraversalConfig(load_balance="vertex_mapped", virtual_warp_size=vw, block_size=b))
+        out.append(TraversalConfig(load_balance="vertex_mapped", virtual_warp_size="dynamic",
+                                   min_virtual_warp_size=1, block_size=b))
+        out.append(TraversalConfig(load_balance="binary_search", block_size=b))
+    return out
+
+
+CONFIGS = all_configs()
+
+
+def _zoo():
+    rng = np.random.default_rng(7)
+    z = {}
+    n = 3000
+    z["path"] = (from_edges(np.arange(n - 1), np.arange(1, n), n, directed=False, name="path", xp=np), [0, n // 2])
+    leaves = 6000
+    z["star"] = (from_edges(np.zeros(leaves, dtype=np.int64), np.arange(1, leaves + 1), leaves + 1, directed=False,
+                            name="star", xp=np), [0, 17])
+    k = 80
+    s, d = np.meshgrid(np.arange(k), np.arange(k))
+    z["complete"] = (from_edges(s.ravel(), d.ravel(), k, directed=False, name="complete", xp=np), [0, 5])
+    r = c = 60
+    idx = np.arange(r * c).reshape(r, c)
+    src = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    dst = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    z["grid"] = (from_edges(src, dst, r * c, directed=False, name="grid", xp=np), [0, r * c // 2 + 7])
+    # two components + isolated vertices (ids 400..409 have no edges)
+    a = rng.integers(0, 200, 1500)
+    b = rng.integers(0, 200, 1500)
+    a2 = rng.integers(200, 400, 1500)
+    b2 = rng.integers(200, 400, 1500)
+    z["disconnected"] = (from_edges(np.r_[a, a2], np.r_[b, b2], 410, directed=False, name="disconnected", xp=np),
+                         [0, 250, 405])
+    # directed: random digraph + a one-way chain
+    a = rng.integers(0, 2000, 9000)
+    b = rng.integers(0, 2000, 9000)
+    chain = np.arange(2000, 2500)
+    z["directed"] = (from_edges(np.r_[a, chain[:-1]], np.r_[b, chain[1:]], 2500, directed=True, name="directed",
+                                xp=np), [0, 2000, 2499])
+    # self-loops and duplicates in the input (removed by the builder)
+    a = rng.integers(0, 500, 5000)
+    b = rng.integers(0, 500, 5000)
+    a = np.r_[a, a[:1000], np.arange(100)]
+    b = np.r_[b, b[:1000], np.arange(100)]
+    g = from_edges(a, b, 500, directed=True, name="loops+dups", xp=np)
+    assert g.n_self_loops_removed >= 100 and g.n_duplicates_removed >= 1000
+    z["loops+dups"] = (g, [0, 3])
+    from autotune.generators import kronecker
+
+    kg = kronecker(13, edge_factor=16, seed=3, xp=np)
+    hub = int(np.argmax(kg.out_degrees(np)))
+    z["kron13"] = (kg, [hub, int(np.flatnonzero(kg.out_degrees(np) == 1)[0])])
+    return z
+
+
+ZOO = _zoo()
+
+
+@pytest.fixture(scope="module")
+def device_zoo():
+    # upload once per module
+    for g, _ in ZOO.values():
+        g.device()
+    return ZOO
+
+
+def _check(g, src, res, ref_cache):
+    key = (g.name, src)
+    if key not in ref_cache:
+        ref_cache[key] = bfs_reference(g, src)[0]
+    ref = ref_cache[key]
+    np.testing.assert_array_equal(res.distances, ref)
+    validate_bfs(g, src, res.distances, res.predecessors, reference_distances=ref)
+    assert res.depth == int(ref.max())
+    assert res.edges_traversed == int(g.out_degrees(np)[ref >= 0].sum())
+    assert sum(lv.frontier_size for lv in res.levels) == int((ref >= 0).sum())
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
+def test_zoo_exact(cfg, device_zoo):
+    from autotune.engine import BFSEngine
+
+    refs = {}
+    for name, (g, sources) in device_zoo.items():
+        eng = BFSEngine(g, cfg)
+        for s in sources:
+            res = eng.bfs(s, trace=True)
+            _check(g, s, res, refs)
+            # the same engine is reusable: a second traversal gives the same distances
+        res2 = eng.bfs(sources[0], trace=False)
+        _check(g, sources[0], res2, refs)
+
+
+def test_isolated_source():
+    from autotune.engine import run
+
+    g, _ = ZOO["disconnected"]
+    res = run(g, TraversalConfig(), source=405, validate=True)
+    assert res.depth == 0 and res.n_reached == 1 and res.edges_traversed == 0
+    assert res.predecessors[405] == 405
+
+
+def test_dynamic_virtual_warp_trace_follows_bfs4k_rule():
+    from autotune.engine import BFSEngine
+
+    g, _ = ZOO["kron13"]
+    cfg = TraversalConfig(load_balance="vertex_mapped", virtual_warp_size="dynamic", min_virtual_warp_size=2)
+    eng = BFSEngine(g, cfg)
+    res = eng.bfs(0 if g.out_degrees(np)[0] else int(np.flatnonzero(g.out_degrees(np))[0]))
+    for lv in res.levels:
+        ratio = eng.resident_threads // lv.frontier_size
+        expect = 32 if ratio >= 32 else max(1, 1 << (int(ratio).bit_length() - 1)) if ratio >= 1 else 1
+        assert lv.virtual_warp_size == max(expect, 2)
+
+
+def test_real_graphs_all_techniques():
+    d = shared_graphs_dir()
+    if d is None:
+        pytest.skip("real graphs not found (set AUTOTUNE_SHARED_GRAPHS or copy ../shared/graphs to .graphs)")
+    from autotune.engine import BFSEngine
+    from autotune.graph import load_graph
+    from autotune.measure import select_sources
+
+    files = sorted(p for p in d.iterdir() if p.name.endswith(".gz"))
+    assert files
+    for p in files:
+        g = load_graph(str(p))
+        for cfg in (TraversalConfig(), TraversalConfig(load_balance="vertex_mapped", virtual_warp_size=4),
+                    TraversalConfig(load_balance="binary_search")):
+            eng = BFSEngine(g, cfg)
+            for s in select_sources(g, 3, seed=1):
+                res = eng.bfs(int(s), trace=False)
+                validate_bfs(g, int(s), res.distances, res.predecessors)
+
+
+def test_device_memory_check_reports_bytes():
+    import cupy
+
+    from autotune.engine import check_device_memory
+    from autotune.errors import DeviceMemoryError
+
+    free, total = cupy.cuda.runtime.memGetInfo()
+    with pytest.raises(DeviceMemoryError, match="bytes"):
+        check_device_memory(total * 4, "test")
+
+
+def test_measurement_harness_gpu_and_scipy_same_sources():
+    from autotune.measure import GPURunner, ScipyRunner, compare
+
+    g, _ = ZOO["kron13"]
+    ms = compare(g, [GPURunner(g, TraversalConfig()), ScipyRunner(g)], n_sources=4, seed=0, validate=True)
+    assert all(m.valid for m in ms), [m.error for m in ms]
+    assert ms[0].sources == ms[1].sources
+    assert ms[0].edges == ms[1].edges
+    assert ms[0].depths == ms[1].depths
+    assert ms[0].gteps > 0 and ms[0].timer == "cuda-events"
