@@ -8,3 +8,14 @@ from .errors import (  # noqa: F401
 )
 from .graph import CSRGraph, from_edges  # noqa: F401
 from ._backend import gpu_available  # noqa: F401
+
+# Tuning loop (imported lazily: scikit-learn and Optuna load only when used).
+_LAZY = {"tune": "search", "table2_rule": "search", "retrain": "model", "load_model": "model", "sweep": "sweep"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'autotune' has no attribute {name!r}")

@@ -28,16 +28,21 @@ class KernelSource:
 def _vm_names() -> tuple[str, ...]:
     names = ["bfs_init"]
     for b in BLOCK_SIZES:
-        names += [f"vertex_mapped_level<{b}, {vw}>" for vw in VIRTUAL_WARP_SIZES]
-        names.append(f"vertex_mapped_dynamic<{b}>")
+        names += [f"vertex_mapped_push<{b}, {vw}>" for vw in (0,) + VIRTUAL_WARP_SIZES]  # 0 = dynamic
     return tuple(names)
 
 
+#: Kernel files: one per load-balancing technique (push levels), plus the single-block multi-level
+#: kernel for small frontiers and the pull (bottom-up) kernel of direction-optimizing BFS.
 KERNEL_SOURCES: dict[str, KernelSource] = {
     "vertex_mapped": KernelSource("vertex_mapped", "vertex_mapped.cu", _vm_names()),
     "binary_search": KernelSource(
         "binary_search", "binary_search.cu",
-        ("bfs_init",) + tuple(f"binary_search_level<{b}>" for b in BLOCK_SIZES)),
+        ("bfs_init",) + tuple(f"binary_search_push<{b}>" for b in BLOCK_SIZES)),
+    "single_block": KernelSource(
+        "single_block", "single_block.cu", ("single_block_levels<false>", "single_block_levels<true>")),
+    "pull": KernelSource(
+        "pull", "pull.cu", tuple(f"pull_level<{b}, {p}>" for b in BLOCK_SIZES for p in ("false", "true"))),
 }
 
 

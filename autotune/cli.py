@@ -84,7 +84,16 @@ def _configs_from_args(args):
     lbs = list(LOAD_BALANCE_TECHNIQUES) if "all" in args.load_balance else args.load_balance
     out = []
     for lb in lbs:
-        kw = {"load_balance": lb, "block_size": args.block_size}
+        kw = {"load_balance": lb, "block_size": args.block_size, "direction": args.direction,
+              "small_frontier": args.small_frontier}
+        if args.small_frontier == "single_block":
+            kw["frontier_limit"] = args.frontier_limit
+        if args.direction == "push_pull":
+            kw.update(switch_rule=args.switch_rule, beta=args.beta)
+            if args.switch_rule == "alpha_beta":
+                kw["alpha"] = args.alpha
+            else:
+                kw.update(gamma=args.gamma, hub_degree=args.hub_degree)
         if lb == "vertex_mapped":
             vw = args.virtual_warp_size
             kw["virtual_warp_size"] = vw if vw == "dynamic" else int(vw)
@@ -186,7 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_profile)
 
-    from .config import BLOCK_SIZES, LOAD_BALANCE_TECHNIQUES
+    from .config import (ALPHAS, BETAS, BLOCK_SIZES, DIRECTIONS, FRONTIER_LIMITS, GAMMAS, HUB_DEGREES,
+                         LOAD_BALANCE_TECHNIQUES, SMALL_FRONTIER, SWITCH_RULES)
 
     sp = sub.add_parser("run", help="exact BFS on the GPU with a chosen strategy, timed per the protocol")
     graph_args(sp)
@@ -196,6 +206,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--virtual-warp-size", default="dynamic", choices=["1", "2", "4", "8", "16", "32", "dynamic"])
     sp.add_argument("--min-virtual-warp-size", type=int, default=4, help="BFS-4K K1 for dynamic virtual warps")
     sp.add_argument("--block-size", type=int, default=256, choices=list(BLOCK_SIZES))
+    sp.add_argument("--direction", default="push", choices=list(DIRECTIONS),
+                    help="push (top-down) or push_pull (direction-optimizing)")
+    sp.add_argument("--switch-rule", default="alpha_beta", choices=list(SWITCH_RULES))
+    sp.add_argument("--alpha", type=int, default=15, choices=list(ALPHAS))
+    sp.add_argument("--beta", type=int, default=18, choices=list(BETAS))
+    sp.add_argument("--gamma", type=float, default=0.3, choices=list(GAMMAS))
+    sp.add_argument("--hub-degree", type=int, default=512, choices=list(HUB_DEGREES))
+    sp.add_argument("--small-frontier", default="single_block", choices=list(SMALL_FRONTIER),
+                    help="run small-frontier levels in the single-block multi-level kernel (BFS-4K 5.5)")
+    sp.add_argument("--frontier-limit", type=int, default=2048, choices=list(FRONTIER_LIMITS))
     sp.add_argument("--sources", type=int, default=16, help="number of sources (out-degree > 0, seeded)")
     sp.add_argument("--source", type=int, default=None, help="one source, as an id of the input file")
     sp.add_argument("--seed", type=int, default=0)

@@ -45,8 +45,25 @@ MIN_VIRTUAL_WARP_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
 #: Threads per block (BFS-4K knob K6).
 BLOCK_SIZES: tuple[int, ...] = (128, 256, 512, 1024)
 
-#: Traversal directions implemented: ``push`` = top-down (Enterprise §2.1).
-DIRECTIONS: tuple[str, ...] = ("push",)
+#: Traversal directions: ``push`` = top-down; ``push_pull`` = direction-optimizing, switching to
+#: pull (bottom-up) levels by a rule (Enterprise §2.1, §4.3; Beamer's alpha/beta heuristic).
+DIRECTIONS: tuple[str, ...] = ("push", "push_pull")
+
+#: Push -> pull switch rules (only with ``push_pull``): ``alpha_beta`` (pull when the frontier's
+#: edges exceed the unexplored edges / alpha; back to push when the frontier falls below
+#: n_vertices / beta) or ``hub_ratio`` (Enterprise §4.3: pull when the frontier holds more than
+#: gamma of all hub vertices, degree > hub_degree; back to push below n_vertices / beta).
+SWITCH_RULES: tuple[str, ...] = ("alpha_beta", "hub_ratio")
+ALPHAS: tuple[int, ...] = (4, 15, 60)
+BETAS: tuple[int, ...] = (6, 18, 48)
+GAMMAS: tuple[float, ...] = (0.1, 0.3, 0.5)
+HUB_DEGREES: tuple[int, ...] = (64, 512, 4096)
+
+#: How levels with a small frontier run without a host round trip: ``none`` (every level is a
+#: multi-block launch) or ``single_block`` (BFS-4K §5.5: one 1024-thread block iterates levels on
+#: the device while the frontier holds at most ``frontier_limit`` vertices and 16x as many edges).
+SMALL_FRONTIER: tuple[str, ...] = ("none", "single_block")
+FRONTIER_LIMITS: tuple[int, ...] = (512, 2048, 8192)
 
 
 @dataclass(frozen=True)
@@ -85,6 +102,25 @@ _FIELDS: dict[str, _Field] = {
         condition="virtual_warp_size == 'dynamic'", depends_on=("virtual_warp_size",)),
     "block_size": _Field(allowed=BLOCK_SIZES, default=256),
     "direction": _Field(allowed=DIRECTIONS, default="push"),
+    "switch_rule": _Field(
+        allowed=SWITCH_RULES, default="alpha_beta", applies=lambda v: v["direction"] == "push_pull",
+        condition="direction == 'push_pull'", depends_on=("direction",)),
+    "alpha": _Field(
+        allowed=ALPHAS, default=15, applies=lambda v: v["switch_rule"] == "alpha_beta",
+        condition="switch_rule == 'alpha_beta'", depends_on=("switch_rule",)),
+    "beta": _Field(
+        allowed=BETAS, default=18, applies=lambda v: v["direction"] == "push_pull",
+        condition="direction == 'push_pull'", depends_on=("direction",)),
+    "gamma": _Field(
+        allowed=GAMMAS, default=0.3, applies=lambda v: v["switch_rule"] == "hub_ratio",
+        condition="switch_rule == 'hub_ratio'", depends_on=("switch_rule",)),
+    "hub_degree": _Field(
+        allowed=HUB_DEGREES, default=512, applies=lambda v: v["switch_rule"] == "hub_ratio",
+        condition="switch_rule == 'hub_ratio'", depends_on=("switch_rule",)),
+    "small_frontier": _Field(allowed=SMALL_FRONTIER, default="single_block"),
+    "frontier_limit": _Field(
+        allowed=FRONTIER_LIMITS, default=2048, applies=lambda v: v["small_frontier"] == "single_block",
+        condition="small_frontier == 'single_block'", depends_on=("small_frontier",)),
 }
 
 
@@ -130,8 +166,30 @@ class TraversalConfig:
         ``virtual_warp_size == 'dynamic'`` (``None`` there means 4); must be ``None`` otherwise.
     block_size : {128, 256, 512, 1024}
         Threads per block (BFS-4K knob K6).
-    direction : {'push'}
-        Traversal direction: ``push`` = top-down (Liu & Huang, *Enterprise*, SC'15, §2.1).
+    direction : {'push', 'push_pull'}
+        ``push`` = top-down only; ``push_pull`` = direction-optimizing: pull (bottom-up) levels over
+        the unvisited vertices, each stopping at its first parent found in the frontier (Liu &
+        Huang, *Enterprise*, SC'15, §2.1, §4.3).
+    switch_rule : {'alpha_beta', 'hub_ratio'} or None
+        When to switch push -> pull (only with ``push_pull``). ``alpha_beta``: when the frontier's
+        edges exceed (unexplored edges) / ``alpha``. ``hub_ratio``: when the frontier holds more than
+        ``gamma`` of all hub vertices (out-degree > ``hub_degree``), Enterprise §4.3. Both switch back
+        to push when the frontier falls below ``n_vertices / beta``.
+    alpha : {4, 15, 60} or None
+        Push -> pull threshold of ``alpha_beta`` (default 15).
+    beta : {6, 18, 48} or None
+        Pull -> push threshold (default 18); applies with ``push_pull``.
+    gamma : {0.1, 0.3, 0.5} or None
+        Hub ratio threshold of ``hub_ratio`` (Enterprise: 30%).
+    hub_degree : {64, 512, 4096} or None
+        Hub vertex degree threshold tau of ``hub_ratio``.
+    small_frontier : {'none', 'single_block'}
+        ``single_block``: levels whose frontier holds at most ``frontier_limit`` vertices (and 16x
+        as many edges) run inside one persistent single-block kernel that iterates levels on the
+        device (Busato & Bombieri, *BFS-4K*, §5.5, FrontierLimit); ``none``: one multi-block launch
+        per level.
+    frontier_limit : {512, 2048, 8192} or None
+        Hand-over threshold (vertices) between the single-block and the multi-block kernels.
 
     Raises
     ------
@@ -145,6 +203,13 @@ class TraversalConfig:
     min_virtual_warp_size: int | None = None
     block_size: int = 256
     direction: str = "push"
+    switch_rule: str | None = None
+    alpha: int | None = None
+    beta: int | None = None
+    gamma: float | None = None
+    hub_degree: int | None = None
+    small_frontier: str = "single_block"
+    frontier_limit: int | None = None
 
     def __post_init__(self):
         values: dict[str, Any] = {}
@@ -212,7 +277,15 @@ class TraversalConfig:
                 vw += f"(min{self.min_virtual_warp_size})"
             parts.append(vw)
         parts.append(f"b{self.block_size}")
-        parts.append(self.direction)
+        if self.direction == "push_pull":
+            if self.switch_rule == "alpha_beta":
+                parts.append(f"push_pull(a{self.alpha},b{self.beta})")
+            else:
+                parts.append(f"push_pull(g{self.gamma},t{self.hub_degree},b{self.beta})")
+        else:
+            parts.append(self.direction)
+        if self.small_frontier == "single_block":
+            parts.append(f"sb{self.frontier_limit}")
         return "/".join(parts)
 
     def with_(self, **changes) -> "TraversalConfig":

@@ -1,15 +1,19 @@
 """The BFS engine: runs one :class:`~autotune.config.TraversalConfig` on a graph with CuPy kernels.
 
-Push (top-down) level-synchronous BFS. Each level is one kernel launch (``advance`` and ``filter``
-fused: every frontier edge is inspected, unvisited neighbours are claimed with ``atomicCAS`` on
-``distances`` so the next frontier holds no duplicates, and appended with warp-aggregated atomics).
+Level-synchronous BFS. A push level fuses ``advance`` and ``filter``: every frontier edge is
+inspected, unvisited neighbours are claimed with ``atomicCAS`` on ``distances`` (so the next
+frontier holds no duplicates) and appended with warp-aggregated atomics. With
+``direction="push_pull"`` large levels may run as pull (bottom-up) levels instead; with
+``small_frontier="single_block"`` levels with a small frontier run inside one persistent
+single-block kernel that iterates levels on the device.
 
-Host synchronisation left per level: none. Frontier sizes live in device memory (see
-``kernels/bfs_common.cuh``), every launch uses the same fully resident grid with grid-stride loops,
-and the host enqueues levels in batches (2, 4, 8, ... up to :data:`MAX_LEVEL_BATCH`), reading the
-next frontier size back once per batch (one 8-byte copy + stream sync) to know whether to stop.
-A batch that runs past the last level costs only empty launches (each kernel exits after reading
-a zero frontier size).
+Host synchronisation left per level: none. The level being expanded, the frontier counters and
+the direction live in device memory (``BFSState`` in ``kernels/bfs_common.cuh``); every kernel
+decides on the device whether the current level is its own, and the last block to finish a level
+advances the state. The host enqueues the same launches with the same arguments in batches of
+iterations (2, 4, 8, ... up to :data:`MAX_BATCH`; one iteration = single-block kernel, push kernel,
+pull kernel) and reads the 64-byte state back once per batch (one copy + stream sync) to learn
+whether the traversal is over. Launches past the last level exit after reading an empty frontier.
 """
 from __future__ import annotations
 
@@ -24,8 +28,23 @@ from .config import TraversalConfig
 from .errors import DeviceMemoryError
 from .graph import CSRGraph
 
-MAX_LEVEL_BATCH = 64
-FIRST_LEVEL_BATCH = 2
+MAX_BATCH = 64
+FIRST_BATCH = 2
+
+#: Mirrors ``struct BFSState`` (kernels/bfs_common.cuh), 64 bytes.
+STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level", "<i4"), ("done_blocks", "<u4"),
+                        ("dir", "<i4"), ("explored", "<i8"), ("pad", "<i4", (2,))], align=True)
+#: Mirrors ``struct BFSParams`` (kernels/bfs_common.cuh), 48 bytes.
+PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
+                         ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
+                         ("n_hubs", "<i4"), ("min_vw", "<i4"), ("n_edges", "<i8")], align=True)
+assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 48
+
+PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK = 0, 1, 2
+_PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_block"),
+               PATH_SINGLE_BLOCK: ("push", "single_block")}
+SB_THREADS = 1024
+SB_EDGE_FACTOR = 16
 
 
 @dataclass(frozen=True)
@@ -39,13 +58,15 @@ class LevelTrace:
     frontier_size : int
         Vertices in the frontier of this level.
     direction : str
-        ``"push"``.
+        ``"push"`` (top-down) or ``"pull"`` (bottom-up).
     path : str
-        Which kernel path ran the level (``"multi_block"``: a fully resident grid).
+        Which kernel ran the level: ``"multi_block"`` (a fully resident grid, one launch per level)
+        or ``"single_block"`` (the persistent single-block kernel iterating levels on the device).
     virtual_warp_size : int or None
         Virtual warp size used (vertex_mapped; chosen on the device when ``dynamic``).
     us : float or None
-        Device time of the level in microseconds (``None`` unless traced).
+        Device time of the level in microseconds (``%globaltimer`` read at the end of each level,
+        so levels run inside one single-block launch are timed individually too).
     """
 
     level: int
@@ -71,7 +92,7 @@ class BFSResult:
     depth : int
         Largest distance reached (0 when the source has no out-edges).
     levels : list of LevelTrace
-        Per-level trace (frontier size, direction, path, µs when traced).
+        Per-level trace (frontier size, direction, path, virtual warp size, µs).
     elapsed_ms : float
         Device time of the whole traversal (CUDA events around it, host loop included), ms.
     edges_traversed : int
@@ -127,7 +148,10 @@ def device_bytes_needed(graph: CSRGraph, config: TraversalConfig) -> int:
     per_frontier = 3 if config.load_balance == "binary_search" else 1
     need += 4 * n * 3                      # distances, predecessors, out-degrees
     need += 2 * per_frontier * 4 * n       # frontier in/out (+ prefix, row start)
-    need += 2 * 4 * (n + 2) + 64           # level sizes, virtual-warp trace, counters
+    need += 16 * (n + 3) + 256             # per-level trace (sizes, path/vw, timestamps), state, params
+    if config.direction == "push_pull" and graph.directed and "transpose" not in graph._cache:
+        need += 4 * (n + 1) + 4 * m        # in-edges (transposed CSR), kept
+        need += 12 * m                     # transient: row ids + sort order while transposing
     return need
 
 
@@ -160,47 +184,84 @@ class BFSEngine:
         import cupyx
 
         self.graph = graph
-        self.config = config if config is not None else TraversalConfig()
-        if self.config.direction != "push":
-            raise ValueError(f"direction={self.config.direction!r} is not implemented by this engine")
+        cfg = self.config = config if config is not None else TraversalConfig()
         if graph.n_edges > np.iinfo(np.int32).max:
             raise ValueError(f"graph has {graph.n_edges:,} edges; this release indexes edges with int32 "
                              f"(at most {np.iinfo(np.int32).max:,})")
-        check_device_memory(device_bytes_needed(graph, self.config),
+        check_device_memory(device_bytes_needed(graph, cfg),
                             f"BFS on {graph.name!r} ({graph.n_vertices:,} vertices, {graph.n_edges:,} edges)")
         self.props = device_properties()
         ro, ci = graph.device()
         if ro.dtype != np.int32:
             ro = ro.astype(np.int32)
         self.row_offsets, self.column_indices = ro, ci
-        n = graph.n_vertices
-        self.n = n
+        n = self.n = graph.n_vertices
         self.out_degrees = (ro[1:] - ro[:-1]).astype(np.int32)
         self.distances = cupy.empty(n, dtype=np.int32)
         self.predecessors = cupy.empty(n, dtype=np.int32)
+        lb = cfg.load_balance
+        with_prefix = lb == "binary_search"
         self.frontiers = [cupy.empty(n, dtype=np.int32) for _ in range(2)]
-        lb = self.config.load_balance
-        if lb == "binary_search":
+        if with_prefix:
             self.prefixes = [cupy.empty(n, dtype=np.int32) for _ in range(2)]
             self.row_starts = [cupy.empty(n, dtype=np.int32) for _ in range(2)]
-        self.ctr = cupy.zeros(3, dtype=np.uint64)
+        else:  # vertex_mapped never reads them; one int each keeps the kernel signature uniform
+            self.prefixes = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
+            self.row_starts = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
         self.level_sizes = cupy.zeros(n + 2, dtype=np.int32)
-        self.vw_trace = cupy.zeros(n + 2, dtype=np.int32)
-        self._pinned = cupyx.empty_pinned((1,), dtype=np.uint64)
-        self._scratch = cupy.zeros(2, dtype=np.int32)  # stands in for the prefix/row-start of vertex_mapped
+        self.level_info = cupy.zeros(n + 2, dtype=np.int32)
+        self.level_time = cupy.zeros(n + 3, dtype=np.uint64)
+        self.state = cupy.zeros(STATE_DTYPE.itemsize, dtype=np.uint8)
+        self._state_host = cupyx.empty_pinned((STATE_DTYPE.itemsize,), dtype=np.uint8)
 
-        b = self.config.block_size
+        # in-edges for pull levels
+        pull = cfg.direction == "push_pull"
+        if pull and graph.directed:
+            self.pull_offsets, self.pull_indices = transpose_csr(graph)
+        else:
+            self.pull_offsets, self.pull_indices = ro, ci
+
+        prm = np.zeros((), dtype=PARAMS_DTYPE)
+        prm["n_vertices"] = n
+        prm["n_edges"] = graph.n_edges
+        prm["dir_mode"] = 0 if not pull else (1 if cfg.switch_rule == "alpha_beta" else 2)
+        prm["alpha"] = cfg.alpha or 1.0
+        prm["beta"] = cfg.beta or 1.0
+        prm["gamma"] = cfg.gamma or 0.0
+        prm["hub_degree"] = cfg.hub_degree if cfg.hub_degree is not None else np.iinfo(np.int32).max
+        prm["n_hubs"] = int((self.out_degrees > cfg.hub_degree).sum()) if cfg.hub_degree is not None else 0
+        prm["min_vw"] = cfg.min_virtual_warp_size or 1
+        self.single_block = cfg.small_frontier == "single_block"
+        if self.single_block:
+            prm["sb_limit"] = cfg.frontier_limit
+            prm["sb_edge_limit"] = cfg.frontier_limit * SB_EDGE_FACTOR
+        self.params_host = prm
+        self.params = cupy.asarray(np.frombuffer(prm.tobytes(), dtype=np.uint8))
+
+        b = cfg.block_size
+        wp = "true" if with_prefix else "false"
         self._init = get_kernel(lb, "bfs_init")
         if lb == "vertex_mapped":
-            vw = self.config.virtual_warp_size
-            name = f"vertex_mapped_dynamic<{b}>" if vw == "dynamic" else f"vertex_mapped_level<{b}, {vw}>"
+            vw = cfg.virtual_warp_size
+            push_name = f"vertex_mapped_push<{b}, {0 if vw == 'dynamic' else vw}>"
         elif lb == "binary_search":
-            name = f"binary_search_level<{b}>"
+            push_name = f"binary_search_push<{b}>"
         else:  # pragma: no cover - TraversalConfig rejects unknown techniques
             raise ValueError(f"load_balance={lb!r} has no kernel")
-        self._level = get_kernel(lb, name)
-        self.grid = self._resident_blocks(self._level, b)
+        self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
+        if self.single_block:
+            self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}>"), 1, SB_THREADS))
+        push = get_kernel(lb, push_name)
+        self.grid = self._resident_blocks(push, b)
         self.resident_threads = self.grid * b
+        self._launches.append((push, self.grid, b))
+        if pull:
+            k = get_kernel("pull", f"pull_level<{b}, {wp}>")
+            self._launches.append((k, self._resident_blocks(k, b), b))
+        self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.distances, self.predecessors,
+                      self.frontiers[0], self.frontiers[1], self.prefixes[0], self.prefixes[1],
+                      self.row_starts[0], self.row_starts[1], self.state, self.params,
+                      self.level_sizes, self.level_info, self.level_time)
 
     def _resident_blocks(self, kernel, block: int) -> int:
         sm = self.props["sm_count"]
@@ -212,70 +273,52 @@ class BFSEngine:
             per_sm = max(1, self.props["max_threads_per_sm"] // block)
         return int(sm * max(1, per_sm))
 
-    # ---------------------------------------------------------------- launch
-    def _launch_level(self, level: int) -> None:
-        cfg = self.config
-        i, o = level & 1, (level + 1) & 1
-        lvl = np.int32(level)
-        if cfg.load_balance == "vertex_mapped":
-            args = (self.row_offsets, self.column_indices, self.distances, self.predecessors,
-                    self.frontiers[i], self.frontiers[o], self.ctr, lvl, self.level_sizes)
-            if cfg.virtual_warp_size == "dynamic":
-                args = args + (np.int32(cfg.min_virtual_warp_size), self.vw_trace)
-        else:
-            args = (self.row_offsets, self.column_indices, self.distances, self.predecessors,
-                    self.frontiers[i], self.prefixes[i], self.row_starts[i],
-                    self.frontiers[o], self.prefixes[o], self.row_starts[o], self.ctr, lvl, self.level_sizes)
-        self._level((self.grid,), (cfg.block_size,), args)
+    def read_state(self) -> np.void:
+        """The device traversal state (``STATE_DTYPE``), copied to the host (synchronizes the stream)."""
+        import cupy
 
-    def traverse(self, source: int, *, level_events: list | None = None) -> int:
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memcpyAsync(self._state_host.ctypes.data, self.state.data.ptr, STATE_DTYPE.itemsize,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+        return np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
+
+    def traverse(self, source: int) -> int:
         """Run one BFS from internal vertex *source*, leaving results in the device buffers.
 
         Parameters
         ----------
         source : int
             Internal vertex id in ``[0, n_vertices)``.
-        level_events : list, optional
-            When given, a CUDA event is recorded before every level and at the end (for the trace).
 
         Returns
         -------
         int
-            Number of level launches issued (levels actually run + empty trailing launches).
-        """
-        import cupy
+            Number of levels expanded (depth + 1).
 
+        Raises
+        ------
+        ValueError
+            When *source* is not a vertex.
+        """
         if not 0 <= int(source) < self.n:
             raise ValueError(f"source {source} is not a vertex (graph has {self.n:,} vertices)")
-        stream = cupy.cuda.get_current_stream()
         self.distances.fill(-1)
         self.predecessors.fill(-1)
-        bs = self.config.load_balance == "binary_search"
         self._init((1,), (32,), (self.row_offsets, self.distances, self.predecessors, np.int32(source),
-                                 self.frontiers[0], self.prefixes[0] if bs else self._scratch,
-                                 self.row_starts[0] if bs else self._scratch[1:], self.ctr))
-        level, batch = 0, FIRST_LEVEL_BATCH
+                                 self.frontiers[0], self.prefixes[0], self.row_starts[0], self.state, self.params,
+                                 self.level_time))
+        args, launches = self._args, self._launches
+        batch = FIRST_BATCH
         while True:
             for _ in range(batch):
-                if level_events is not None:
-                    ev = cupy.cuda.Event()
-                    ev.record(stream)
-                    level_events.append(ev)
-                self._launch_level(level)
-                level += 1
-            # one host round trip per batch: is the frontier of `level` empty?
-            slot = level % 3
-            cupy.cuda.runtime.memcpyAsync(self._pinned.ctypes.data, self.ctr.data.ptr + 8 * slot, 8,
-                                          cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
-            stream.synchronize()
-            if int(self._pinned[0]) & 0xFFFFFFFF == 0:
-                break
-            batch = min(batch * 2, MAX_LEVEL_BATCH)
-        if level_events is not None:
-            ev = cupy.cuda.Event()
-            ev.record(stream)
-            level_events.append(ev)
-        return level
+                for kernel, grid, block in launches:
+                    kernel((grid,), (block,), args)
+            st = self.read_state()  # the one host round trip of this batch
+            level = int(st["level"])
+            if int(st["ctr"][level % 3]) & 0xFFFFFFFF == 0:
+                return level
+            batch = min(batch * 2, MAX_BATCH)
 
     def edges_traversed(self) -> int:
         """Sum of out-degrees of the vertices reached by the last traversal (on the device)."""
@@ -283,35 +326,61 @@ class BFSEngine:
 
         return int(cupy.sum(cupy.where(self.distances >= 0, self.out_degrees, 0), dtype=np.int64))
 
+    def level_trace(self, n_levels: int) -> list[LevelTrace]:
+        """Per-level trace of the last traversal (*n_levels* as returned by :meth:`traverse`)."""
+        sizes = self.level_sizes[:n_levels].get()
+        info = self.level_info[:n_levels].get()
+        times = self.level_time[: n_levels + 1].get().astype(np.int64)
+        out = []
+        for L in range(n_levels):
+            path = int(info[L]) & 0xFF
+            vw = int(info[L]) >> 8
+            direction, where = _PATH_NAMES.get(path, ("?", "?"))
+            out.append(LevelTrace(L, int(sizes[L]), direction, where, vw or None, (times[L + 1] - times[L]) / 1e3))
+        return out
+
     def bfs(self, source: int, *, trace: bool = True) -> BFSResult:
         """Traverse from *source* and return the full :class:`BFSResult` (copies results to the host)."""
         import cupy
 
         stream = cupy.cuda.get_current_stream()
-        events = [] if trace else None
         start, end = cupy.cuda.Event(), cupy.cuda.Event()
         start.record(stream)
-        launches = self.traverse(source, level_events=events)
+        n_levels = self.traverse(source)
         end.record(stream)
         end.synchronize()
         elapsed_ms = cupy.cuda.get_elapsed_time(start, end)
-        sizes = self.level_sizes[:launches].get()
-        n_levels = int(np.count_nonzero(sizes))  # frontiers are non-empty up to the last level
-        vw = self.config.virtual_warp_size if self.config.load_balance == "vertex_mapped" else None
-        vws = self.vw_trace[:n_levels].get() if vw == "dynamic" else None
-        levels = []
-        for L in range(n_levels):
-            us = None
-            if events is not None:
-                us = 1000.0 * cupy.cuda.get_elapsed_time(events[L], events[L + 1])
-            levels.append(LevelTrace(L, int(sizes[L]), "push", "multi_block",
-                                     int(vws[L]) if vws is not None else vw, us))
+        levels = self.level_trace(n_levels) if trace else []
         edges = self.edges_traversed()
         return BFSResult(
             source=int(source), distances=self.distances.get(), predecessors=self.predecessors.get(),
             depth=max(0, n_levels - 1), levels=levels, elapsed_ms=float(elapsed_ms), edges_traversed=edges,
             gteps=edges / (elapsed_ms * 1e-3) / 1e9 if elapsed_ms > 0 else 0.0, config=self.config,
-            extra={"launches": launches, "grid": self.grid})
+            extra={"grid": self.grid})
+
+
+def transpose_csr(graph: CSRGraph):
+    """In-edges of a directed graph as ``(in_offsets, in_indices)`` CuPy int32 arrays, built once.
+
+    ``in_indices[in_offsets[v]:in_offsets[v+1]]`` are the sources of the edges into ``v``. Built on
+    the device with a stable sort by destination and cached on the graph (``graph._cache``).
+    """
+    if "transpose" in graph._cache:
+        return graph._cache["transpose"]
+    import cupy
+
+    ro, ci = graph.device()
+    n = graph.n_vertices
+    # source vertex of every edge, then a stable sort of the edges by destination
+    rows = (cupy.searchsorted(ro, cupy.arange(graph.n_edges, dtype=ro.dtype), side="right") - 1).astype(np.int32)
+    order = cupy.argsort(ci, kind="stable")
+    in_indices = rows[order].astype(np.int32)
+    del rows, order
+    counts = cupy.bincount(ci, minlength=n)
+    in_offsets = cupy.zeros(n + 1, dtype=np.int32)
+    in_offsets[1:] = cupy.cumsum(counts).astype(np.int32)
+    graph._cache["transpose"] = (in_offsets, in_indices)
+    return graph._cache["transpose"]
 
 
 def get_engine(graph: CSRGraph, config: TraversalConfig | None = None) -> BFSEngine:
@@ -373,9 +442,7 @@ def bfs_depths(graph: CSRGraph, sources) -> np.ndarray:
     eng = get_engine(graph, graph._cache["engine"].config if "engine" in graph._cache else None)
     out = np.empty(len(sources), dtype=np.int64)
     for i, s in enumerate(sources):
-        launches = eng.traverse(int(s))
-        sizes = eng.level_sizes[:launches].get()
-        out[i] = max(0, int(np.count_nonzero(sizes)) - 1)
+        out[i] = max(0, eng.traverse(int(s)) - 1)
     return out
 
 

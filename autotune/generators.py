@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ._backend import gpu_available
-from .errors import EmptyGraphError
+from .errors import EmptyGraphError, GraphFormatError
 from .graph import INT32_MAX, CSRGraph, _with_direction, from_edges
 
 __all__ = ["kronecker", "uniform_random", "grid", "parse_spec", "generate", "available_generators", "MAX_SCALE"]
@@ -180,10 +180,11 @@ def _kron_cupy(scale: int, m: int, a: float, b: float, c: float, seed: int):
     if _KRON_LEVEL is None:
         _KRON_LEVEL = cupy.ElementwiseKernel(
             "float32 u, float32 ta, float32 tab, float32 tabc", "uint32 s, uint32 d",
-            "const bool i = u >= tab;"
-            "const bool j = ((u >= ta) != i) || (u >= tabc);"
-            "s = (s << 1) | (i ? 1u : 0u);"
-            "d = (d << 1) | (j ? 1u : 0u);",
+            # ('i' is the kernel's loop index: do not name a variable i)
+            "const bool src_bit = u >= tab;"
+            "const bool dst_bit = ((u >= ta) != src_bit) || (u >= tabc);"
+            "s = (s << 1) | (src_bit ? 1u : 0u);"
+            "d = (d << 1) | (dst_bit ? 1u : 0u);",
             "autotune_kron_level")
     rs = cupy.random.RandomState(seed)
     ta, tab, tabc = np.float32(a), np.float32(a + b), np.float32(a + b + c)
@@ -523,9 +524,471 @@ def generate(spec: str, xp=None, *, directed: bool | None = None, name: str | No
             values["directed"] = bool(directed)
         else:
             mark_directed = bool(directed)
-    g = gen.call(values, xp)
+    try:
+        g = gen.call(values, xp)
+    except GraphFormatError:  # EmptyGraphError: already names the spec
+        raise
+    except ValueError as exc:  # out-of-range parameter: add the spec for context
+        raise ValueError(f"generator spec {spec!r}: {exc}") from exc
     g.spec = _canonical(gen_name, values)
     g.name = name or spec.strip()
     if mark_directed is not None:
         g = _with_direction(g, mark_directed)
     return g
+
+
+# ================================================================================================
+# Corpus generators (training corpus of the selection model, see models/corpus.txt)
+# ================================================================================================
+# These draw their random numbers on the host with ``numpy.random.default_rng(seed)`` whatever the
+# backend, and build the CSR with ``xp`` (CuPy when a GPU is present): the same spec gives the same
+# graph (same fingerprint) on a GPU machine and on a CPU-only one, so benchmark logs measured on the
+# GPU can be matched and replayed on the CPU.
+
+_PAIR_CHUNK = 1 << 23  # candidate pairs examined at once by the geometric generator
+
+
+def _build(src, dst, n: int, spec: str, xp, directed: bool = False) -> CSRGraph:
+    """CSR (cleaned, symmetrized unless *directed*) from host edge arrays, named by *spec*."""
+    if src.size == 0:
+        raise EmptyGraphError(f"no edges generated for {spec}", spec)
+    return from_edges(src, dst, n, directed=bool(directed), name=spec, spec=spec, xp=_resolve_xp(xp),
+                      source_label=spec)
+
+
+def _check_edges(what: str, n_edges: float) -> None:
+    if n_edges > INT32_MAX:
+        raise ValueError(f"{what} would store about {n_edges:,.0f} edges; at most {INT32_MAX:,} (int32 offsets)")
+
+
+# ------------------------------------------------------------------------------- R-MAT (noisy)
+def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c: float = 0.15, noise: float = 0.1,
+         seed: int = 0, directed: bool = False, xp=None) -> CSRGraph:
+    """R-MAT graph with tunable skew and per-level noise, ``2**scale`` vertices.
+
+    Each of the ``edge_factor * 2**scale`` edges picks, at each of the ``scale`` bit levels, one
+    quadrant of the adjacency matrix with probabilities ``a, b, c, d = 1 - a - b - c``
+    (Chakrabarti, Zhan & Faloutsos, *R-MAT: A Recursive Model for Graph Mining*, SDM 2004). A larger
+    ``a`` (against ``d``) gives a more skewed degree distribution (higher Gini): ``a=0.25, b=c=0.25``
+    is Erdős–Rényi-like, ``a=0.65`` extremely skewed. To smooth the comb-shaped degree distribution
+    of plain R-MAT, level ``i`` uses noisy probabilities (Seshadhri, Pinar & Kolda, *An in-depth
+    study of stochastic Kronecker graphs*, ICDM 2011, §8): ``mu_i ~ U[-noise, noise]``,
+    ``a_i = a - 2 mu_i a / (a + d)``, ``b_i = b + mu_i``, ``c_i = c + mu_i``,
+    ``d_i = d - 2 mu_i d / (a + d)``. Vertex ids are then randomly permuted; self-loops and
+    duplicates are removed (so ``n_edges`` is below ``2 * edge_factor * 2**scale``).
+
+    Parameters
+    ----------
+    scale : int
+        log2 of the vertex count, 1..30.
+    edge_factor : int, default 16
+        Generated edges per vertex.
+    a, b, c : float, default 0.45, 0.15, 0.15
+        Quadrant probabilities; ``d = 1 - a - b - c >= 0``.
+    noise : float, default 0.1
+        Half-width of the per-level noise, ``0 <= noise <= min(b, c, (a + d) / 2)`` (0: plain R-MAT).
+    seed : int, default 0
+        Random seed (host ``numpy.random.default_rng``: same graph on every backend).
+    directed : bool, default False
+        Keep edges directed instead of symmetrizing them.
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+
+    Returns
+    -------
+    CSRGraph
+        Named by its canonical spec, e.g. ``rmat:scale=18,edge_factor=16,a=0.6``.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range parameter (named in the message).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = rmat(10, 8, a=0.6, b=0.15, c=0.15, xp=np)
+    >>> g.n_vertices
+    1024
+    """
+    scale = _check_int("scale", scale, 1, MAX_SCALE)
+    edge_factor = _check_int("edge_factor", edge_factor, 1)
+    a = _check_float("a", a, 0.0, 1.0)
+    b = _check_float("b", b, 0.0, 1.0)
+    c = _check_float("c", c, 0.0, 1.0)
+    d = 1.0 - a - b - c
+    if d < -1e-12:
+        raise ValueError(f"a + b + c must be <= 1 (d = 1 - a - b - c), got a={a!r}, b={b!r}, c={c!r}")
+    d = max(d, 0.0)
+    noise = _check_float("noise", noise, 0.0, 1.0)
+    limit = min(b, c, (a + d) / 2)
+    if noise > limit + 1e-12:
+        raise ValueError(f"noise must be <= min(b, c, (a + d) / 2) = {limit!r} to keep probabilities >= 0, "
+                         f"got {noise!r}")
+    seed = _check_int("seed", seed, 0)
+    n = 1 << scale
+    m = edge_factor * n
+    _check_edges("rmat", m * (1 if directed else 2))
+    spec = _canonical("rmat", dict(scale=scale, edge_factor=edge_factor, a=a, b=b, c=c, noise=noise, seed=seed,
+                                   directed=bool(directed)))
+    rng = np.random.default_rng(seed)
+    mu = rng.uniform(-noise, noise, size=scale) if noise > 0 else np.zeros(scale)
+    ad = a + d
+    levels = []
+    for i in range(scale):  # cumulative thresholds of quadrants A, A+B, A+B+C at level i
+        ai = a - 2 * mu[i] * a / ad if ad > 0 else a
+        bi, ci = b + mu[i], c + mu[i]
+        levels.append((np.float32(ai), np.float32(ai + bi), np.float32(ai + bi + ci)))
+    src = np.zeros(m, dtype=np.uint32)
+    dst = np.zeros(m, dtype=np.uint32)
+    u = np.empty(min(m, _CHUNK), dtype=np.float32)
+    for lo in range(0, m, _CHUNK):
+        k = min(_CHUNK, m - lo)
+        s, t, uu = src[lo:lo + k], dst[lo:lo + k], u[:k]
+        for ta, tab, tabc in levels:
+            rng.random(out=uu, dtype=np.float32)
+            ibit = uu >= tab                               # quadrant C or D: source bit
+            jbit = ((uu >= ta) & ~ibit) | (uu >= tabc)     # quadrant B or D: destination bit
+            s <<= 1
+            s += ibit
+            t <<= 1
+            t += jbit
+    perm = rng.permutation(n).astype(np.int32)
+    return _build(perm[src], perm[dst], n, spec, xp, directed)
+
+
+# ------------------------------------------------------------------------------- random geometric
+def geometric(n: int, radius: float, seed: int = 0, xp=None) -> CSRGraph:
+    """Random geometric graph: ``n`` uniform points in the unit square, joined when within ``radius``.
+
+    Points are binned in a grid of square cells of side ``>= radius``, so every pair closer than
+    ``radius`` lies in the same or an adjacent cell; the candidate pairs of each cell and its four
+    "forward" neighbours (right, upper-left, up, upper-right) are enumerated with vectorised
+    ``repeat``/``cumsum`` arithmetic in bounded chunks and filtered by Euclidean distance. The
+    expected mean degree is about ``n * pi * radius**2`` (a little less near the border), the BFS
+    depth about ``sqrt(2) / radius`` (a mesh-like, high-diameter graph, as the DIMACS ``rgg_n_2_*``
+    graphs). Vertex ids follow the (random) order in which the points were drawn.
+
+    Parameters
+    ----------
+    n : int
+        Number of points (vertices), 2..2**31-1.
+    radius : float
+        Connection radius, in (0, 1.5].
+    seed : int, default 0
+        Random seed (host ``numpy.random.default_rng``: same graph on every backend).
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+
+    Returns
+    -------
+    CSRGraph
+        Undirected; named by its canonical spec, e.g. ``geometric:n=100000,radius=0.005``.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range parameter, or when the expected edge count exceeds int32 offsets.
+    EmptyGraphError
+        When no two points are within ``radius``.
+    """
+    n = _check_int("n", n, 2, INT32_MAX)
+    radius = _check_float("radius", radius, 0.0, 1.5, lo_open=True)
+    seed = _check_int("seed", seed, 0)
+    _check_edges("geometric", float(n) * (n - 1) * min(1.0, np.pi * radius * radius))
+    spec = _canonical("geometric", dict(n=n, radius=radius, seed=seed))
+    rng = np.random.default_rng(seed)
+    pts = rng.random((n, 2))
+    side = max(1, int(np.floor(1.0 / radius)))          # cells per side; cell size 1/side >= radius
+    side = min(side, 1 << 15)
+    cx = np.minimum((pts[:, 0] * side).astype(np.int64), side - 1)
+    cy = np.minimum((pts[:, 1] * side).astype(np.int64), side - 1)
+    cell = cy * side + cx
+    order = np.argsort(cell, kind="stable")              # point ids sorted by cell
+    cell_sorted = cell[order]
+    x, y = pts[order, 0], pts[order, 1]
+    counts = np.bincount(cell_sorted, minlength=side * side)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    r2 = radius * radius
+    src_parts, dst_parts = [], []
+    pcx, pcy = cx[order], cy[order]
+    for dx, dy in ((0, 0), (1, 0), (-1, 1), (0, 1), (1, 1)):
+        tx, ty = pcx + dx, pcy + dy
+        ok = (tx >= 0) & (tx < side) & (ty < side)
+        tcell = np.where(ok, ty * side + tx, 0)
+        if dx == 0 and dy == 0:   # same cell: partners after i in the cell (each pair once)
+            first = np.arange(n, dtype=np.int64) + 1
+            cnt = starts[tcell] + counts[tcell] - first
+        else:
+            first = starts[tcell]
+            cnt = np.where(ok, counts[tcell], 0)
+        cnt = np.maximum(cnt, 0)
+        # chunks of points whose candidate pairs fit in _PAIR_CHUNK
+        csum = np.cumsum(cnt)
+        lo = 0
+        while lo < n:
+            base = csum[lo - 1] if lo else 0
+            hi = int(np.searchsorted(csum, base + _PAIR_CHUNK, side="right"))
+            hi = max(hi, lo + 1)
+            c = cnt[lo:hi]
+            total = int(c.sum())
+            if total:
+                i = np.repeat(np.arange(lo, hi, dtype=np.int64), c)
+                within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(c) - c, c)
+                j = np.repeat(first[lo:hi], c) + within
+                close = (x[i] - x[j]) ** 2 + (y[i] - y[j]) ** 2 <= r2
+                src_parts.append(order[i[close]].astype(np.int32))
+                dst_parts.append(order[j[close]].astype(np.int32))
+            lo = hi
+    src = np.concatenate(src_parts) if src_parts else np.empty(0, np.int32)
+    dst = np.concatenate(dst_parts) if dst_parts else np.empty(0, np.int32)
+    return _build(src, dst, n, spec, xp)
+
+
+# ------------------------------------------------------------------------------- power law
+def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int = 0, directed: bool = False,
+             xp=None) -> CSRGraph:
+    """Power-law random graph (Chung–Lu expected-degree model) with degree exponent ``exponent``.
+
+    Vertex ``i`` (before a random relabelling) gets the expected degree
+    ``w_i ∝ (i + 1) ** (-1 / (exponent - 1))`` (Chung & Lu, *Connected components in random graphs
+    with given expected degree sequences*, 2002), scaled so that the mean is ``avg_degree`` and
+    capped at ``n - 1``. ``m = n * avg_degree / 2`` edges (``n * avg_degree`` when directed) are
+    drawn with both endpoints chosen independently with probability ``∝ w`` (the edge-sampling form
+    of Chung–Lu, also the Barabási–Albert degree law for ``exponent = 3``), so the degree of ``i``
+    is about Poisson(``w_i``); a smaller exponent gives heavier hubs (higher Gini). Self-loops and
+    duplicate edges are removed, which trims the largest hubs a little. Vertex ids are randomly
+    permuted.
+
+    Parameters
+    ----------
+    n : int
+        Vertex count, 2..2**30.
+    avg_degree : float, default 8
+        Target mean out-degree (> 0).
+    exponent : float, default 2.5
+        Power-law exponent ``gamma`` of the degree distribution, in (1.5, 10].
+    seed : int, default 0
+        Random seed (host ``numpy.random.default_rng``: same graph on every backend).
+    directed : bool, default False
+        Draw directed edges (source and destination both ``∝ w``).
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+
+    Returns
+    -------
+    CSRGraph
+        Named by its canonical spec, e.g. ``powerlaw:n=1000000,avg_degree=8,exponent=2.1``.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range parameter.
+    """
+    n = _check_int("n", n, 2, 1 << MAX_SCALE)
+    avg_degree = _check_float("avg_degree", avg_degree, 0.0, float(n - 1), lo_open=True)
+    exponent = _check_float("exponent", exponent, 1.5, 10.0, lo_open=True)
+    seed = _check_int("seed", seed, 0)
+    m = int(round(n * avg_degree if directed else n * avg_degree / 2))
+    _check_edges("powerlaw", m * (1 if directed else 2))
+    spec = _canonical("powerlaw", dict(n=n, avg_degree=avg_degree, exponent=exponent, seed=seed,
+                                       directed=bool(directed)))
+    w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
+    w *= avg_degree * n / w.sum()
+    for _ in range(8):  # cap at n - 1 and rescale the rest to keep the mean
+        over = w > n - 1
+        if not over.any():
+            break
+        w[over] = n - 1
+        free = ~over
+        w[free] *= (avg_degree * n - w[over].sum()) / w[free].sum()
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    rng = np.random.default_rng(seed)
+    src = np.empty(m, dtype=np.int32)
+    dst = np.empty(m, dtype=np.int32)
+    for lo in range(0, m, _CHUNK):
+        k = min(_CHUNK, m - lo)
+        src[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
+        dst[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
+    perm = rng.permutation(n).astype(np.int32)
+    return _build(perm[src], perm[dst], n, spec, xp, directed)
+
+
+# ------------------------------------------------------------------------------- small world
+def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None) -> CSRGraph:
+    """Watts–Strogatz small-world graph: a ring lattice with each edge rewired with probability ``p``.
+
+    Vertex ``i`` is joined to ``i + 1, ..., i + k/2`` (mod ``n``), giving every vertex degree ``k``;
+    then the far endpoint of each of the ``n * k / 2`` edges is replaced, with probability ``p``, by a
+    uniformly random vertex (Watts & Strogatz, *Collective dynamics of 'small-world' networks*,
+    Nature 1998). ``p = 0`` keeps the ring (BFS depth ``n / k``); a little rewiring collapses the
+    depth to ``O(log n)`` while the degree stays nearly regular (Gini near 0). Rewired edges that
+    become self-loops or duplicates are dropped (a few fewer edges than ``n * k / 2``).
+
+    Parameters
+    ----------
+    n : int
+        Vertex count, > k.
+    k : int, default 6
+        Ring neighbours per vertex, even, >= 2.
+    p : float, default 0.1
+        Rewiring probability, in [0, 1].
+    seed : int, default 0
+        Random seed (host ``numpy.random.default_rng``: same graph on every backend).
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+
+    Returns
+    -------
+    CSRGraph
+        Undirected; named by its canonical spec, e.g. ``smallworld:n=1000000,k=10,p=0.05``.
+
+    Raises
+    ------
+    ValueError
+        On an odd or too large ``k``, or an out-of-range parameter.
+    """
+    n = _check_int("n", n, 3, 1 << MAX_SCALE)
+    k = _check_int("k", k, 2)
+    if k % 2 or k >= n:
+        raise ValueError(f"k must be even and < n, got k={k}, n={n}")
+    p = _check_float("p", p, 0.0, 1.0)
+    seed = _check_int("seed", seed, 0)
+    _check_edges("smallworld", float(n) * k)
+    spec = _canonical("smallworld", dict(n=n, k=k, p=p, seed=seed))
+    rng = np.random.default_rng(seed)
+    half = k // 2
+    src = np.repeat(np.arange(n, dtype=np.int64), half)
+    dst = (src + np.tile(np.arange(1, half + 1, dtype=np.int64), n)) % n
+    if p > 0:
+        rewire = rng.random(src.size) < p
+        dst[rewire] = rng.integers(0, n, size=int(rewire.sum()))
+    return _build(src.astype(np.int32), dst.astype(np.int32), n, spec, xp)
+
+
+# ------------------------------------------------------------------------------- chain of cliques
+def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None) -> CSRGraph:
+    """A chain of cliques: ``n_cliques`` complete graphs of ``clique_size`` vertices joined in a path.
+
+    Clique ``t`` holds vertices ``t * s .. t * s + s - 1`` (``s = clique_size``); its last vertex is
+    joined to the first vertex of clique ``t + 1``. Every vertex has degree ``s - 1`` (bridge
+    endpoints ``s``): a regular, dense graph (Gini near 0, mean degree up to hundreds) whose BFS
+    depth grows with the chain (about ``2 * n_cliques`` from an end) — dense *and* deep, a corner
+    of feature space no random model reaches. Deterministic: ``seed`` is accepted for a uniform
+    spec interface and ignored.
+
+    Parameters
+    ----------
+    n_cliques : int
+        Number of cliques, >= 1.
+    clique_size : int
+        Vertices per clique, >= 2.
+    seed : int, default 0
+        Unused (the graph is deterministic).
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+
+    Returns
+    -------
+    CSRGraph
+        Undirected; named by its canonical spec, e.g. ``cliques:n_cliques=1000,clique_size=32``.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range parameter, or more than 2**31 - 1 stored edges.
+    """
+    n_cliques = _check_int("n_cliques", n_cliques, 1)
+    s = _check_int("clique_size", clique_size, 2)
+    _check_int("seed", seed, 0)
+    if n_cliques * s > INT32_MAX:
+        raise ValueError(f"n_cliques * clique_size must be <= {INT32_MAX:,}, got {n_cliques} x {s}")
+    _check_edges("cliques", float(n_cliques) * s * (s - 1) + 2 * (n_cliques - 1))
+    spec = _canonical("cliques", dict(n_cliques=n_cliques, clique_size=s))
+    iu, ju = np.triu_indices(s, k=1)
+    base = (np.arange(n_cliques, dtype=np.int64) * s)[:, None]
+    src = (base + iu[None, :]).ravel()
+    dst = (base + ju[None, :]).ravel()
+    bridges = np.arange(n_cliques - 1, dtype=np.int64) * s
+    src = np.concatenate([src, bridges + s - 1])
+    dst = np.concatenate([dst, bridges + s])
+    return _build(src.astype(np.int32), dst.astype(np.int32), n_cliques * s, spec, xp)
+
+
+# ------------------------------------------------------------------------------- bipartite
+def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0, xp=None) -> CSRGraph:
+    """Random bipartite graph: uniform edges between a left and a right vertex set.
+
+    ``m = round(avg_degree * (n_left + n_right) / 2)`` edges each join a uniformly random left
+    vertex (ids ``0 .. n_left - 1``) to a uniformly random right vertex (ids ``n_left ..``), so the
+    mean degree over all vertices is ``avg_degree``, the left side's ``m / n_left`` and the right
+    side's ``m / n_right``: unequal sides give a two-level degree distribution (a user–item graph).
+    Duplicate edges are removed.
+
+    Parameters
+    ----------
+    n_left, n_right : int
+        Sizes of the two sides, >= 1, ``n_left + n_right <= 2**31 - 1``.
+    avg_degree : float, default 8
+        Mean degree over all vertices (> 0).
+    seed : int, default 0
+        Random seed (host ``numpy.random.default_rng``: same graph on every backend).
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+
+    Returns
+    -------
+    CSRGraph
+        Undirected; named by its canonical spec, e.g. ``bipartite:n_left=1000,n_right=100000``.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range parameter.
+    """
+    n_left = _check_int("n_left", n_left, 1)
+    n_right = _check_int("n_right", n_right, 1)
+    n = n_left + n_right
+    if n > INT32_MAX:
+        raise ValueError(f"n_left + n_right must be <= {INT32_MAX:,}, got {n:,}")
+    avg_degree = _check_float("avg_degree", avg_degree, 0.0, float(min(n_left, n_right)) * 2, lo_open=True)
+    seed = _check_int("seed", seed, 0)
+    m = int(round(avg_degree * n / 2))
+    _check_edges("bipartite", 2.0 * m)
+    spec = _canonical("bipartite", dict(n_left=n_left, n_right=n_right, avg_degree=avg_degree, seed=seed))
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n_left, size=m, dtype=np.int32)
+    dst = rng.integers(n_left, n, size=m, dtype=np.int32)
+    return _build(src, dst, n, spec, xp)
+
+
+_GENERATORS.update({
+    g.name: g for g in (
+        _Generator("rmat", rmat, (
+            _Param("scale", int, 16, True), _Param("edge_factor", int, 16, True), _Param("a", float, 0.45),
+            _Param("b", float, 0.15), _Param("c", float, 0.15), _Param("noise", float, 0.1),
+            _Param("seed", int, 0), _Param("directed", bool, False)),
+            lambda v, xp: rmat(v["scale"], v["edge_factor"], v["a"], v["b"], v["c"], v["noise"], v["seed"],
+                               v["directed"], xp=xp)),
+        _Generator("geometric", geometric, (
+            _Param("n", int, 100_000, True), _Param("radius", float, 0.005, True), _Param("seed", int, 0)),
+            lambda v, xp: geometric(v["n"], v["radius"], v["seed"], xp=xp)),
+        _Generator("powerlaw", powerlaw, (
+            _Param("n", int, 100_000, True), _Param("avg_degree", float, 8.0, True),
+            _Param("exponent", float, 2.5, True), _Param("seed", int, 0), _Param("directed", bool, False)),
+            lambda v, xp: powerlaw(v["n"], v["avg_degree"], v["exponent"], v["seed"], v["directed"], xp=xp)),
+        _Generator("smallworld", smallworld, (
+            _Param("n", int, 100_000, True), _Param("k", int, 6, True), _Param("p", float, 0.1, True),
+            _Param("seed", int, 0)),
+            lambda v, xp: smallworld(v["n"], v["k"], v["p"], v["seed"], xp=xp)),
+        _Generator("cliques", cliques, (
+            _Param("n_cliques", int, 100, True), _Param("clique_size", int, 16, True), _Param("seed", int, 0)),
+            lambda v, xp: cliques(v["n_cliques"], v["clique_size"], v["seed"], xp=xp)),
+        _Generator("bipartite", bipartite, (
+            _Param("n_left", int, 10_000, True), _Param("n_right", int, 100_000, True),
+            _Param("avg_degree", float, 8.0, True), _Param("seed", int, 0)),
+            lambda v, xp: bipartite(v["n_left"], v["n_right"], v["avg_degree"], v["seed"], xp=xp)),
+    )
+})
+__all__ += ["rmat", "geometric", "powerlaw", "smallworld", "cliques", "bipartite"]

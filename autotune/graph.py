@@ -225,10 +225,10 @@ def from_edges(src, dst, n_vertices: int | None = None, *, directed: bool = True
         raise GraphFormatError(f"src and dst differ in length ({src.shape[0]} vs {dst.shape[0]})", source_label)
     if src.size == 0:
         raise EmptyGraphError("graph has no edges", source_label)
-    src = _as_int64(src, "source", source_label, xp)
-    dst = _as_int64(dst, "destination", source_label, xp)
-    lo = int(min(int(src.min()), int(dst.min())))
-    hi = int(max(int(src.max()), int(dst.max())))
+    src = _as_integer(src, "source", source_label, xp)
+    dst = _as_integer(dst, "destination", source_label, xp)
+    lo = min(int(src.min()), int(dst.min()))
+    hi = max(int(src.max()), int(dst.max()))
     if lo < 0:
         raise GraphFormatError(f"negative vertex id {lo}", source_label)
     if n_vertices is None:
@@ -251,25 +251,33 @@ def from_edges(src, dst, n_vertices: int | None = None, *, directed: bool = True
     n_input = int(src.size)
     if n_input == 0:
         raise EmptyGraphError("graph has no edges after removing self-loops", source_label)
-    if directed:
-        keys = src * n + dst
+    # one int64 key per stored edge, (src << bits) | dst: sorting the keys sorts by (row, column).
+    # Built in place in one buffer: large temporaries cost more than the arithmetic on big graphs.
+    bits = max(1, (n - 1).bit_length())
+    if not directed and not remove_self_loops:
+        nonloop = src != dst  # a kept self-loop is stored once
+        back_src, back_dst = dst[nonloop], src[nonloop]
+        del nonloop
     else:
-        # store both directions; a self-loop (kept only when remove_self_loops=False) is stored once
-        if remove_self_loops:
-            back = dst * n + src
-        else:
-            nonloop = src != dst
-            back = dst[nonloop] * n + src[nonloop]
-        keys = xp.concatenate([src * n + dst, back])
-        del back
-    del src, dst
+        back_src, back_dst = dst, src
+    n_keys = n_input if directed else n_input + int(back_src.size)
+    keys = xp.empty(n_keys, dtype=np.int64)
+    _fill_keys(keys[:n_input], src, dst, bits)
+    if not directed:
+        _fill_keys(keys[n_input:], back_src, back_dst, bits)
+    del src, dst, back_src, back_dst
     # sort + neighbour mask; np.unique is avoided on purpose: NumPy 2.4's hash-based unique takes
     # ~60 s on 3e7 int64 keys where sort + mask takes ~1 s
     keys.sort()
     if remove_duplicates:
         keys = _unique_sorted(keys, xp)
-    rows = keys // n
-    cols = (keys - rows * n).astype(np.int32)
+    offset_dtype = np.int32 if keys.size <= INT32_MAX else np.int64
+    row_offsets = xp.searchsorted(keys, xp.arange(n + 1, dtype=np.int64) << bits).astype(offset_dtype)
+    n_loops_kept = 0
+    if not directed and not remove_self_loops and remove_duplicates:
+        n_loops_kept = int(xp.count_nonzero((keys >> bits) == (keys & ((1 << bits) - 1))))
+    keys &= (1 << bits) - 1
+    cols = keys.astype(np.int32)
     del keys
     if not remove_duplicates:
         n_dups = 0
@@ -278,13 +286,7 @@ def from_edges(src, dst, n_vertices: int | None = None, *, directed: bool = True
     else:
         # input edges (after loop removal) minus distinct undirected edges; a non-loop edge is
         # stored twice, a kept self-loop once
-        n_loops_kept = 0 if remove_self_loops else int(xp.count_nonzero(rows == cols))
         n_dups = n_input - ((int(cols.size) - n_loops_kept) // 2 + n_loops_kept)
-    counts = xp.bincount(rows, minlength=n)
-    del rows
-    offset_dtype = np.int32 if cols.size <= INT32_MAX else np.int64
-    row_offsets = xp.zeros(n + 1, dtype=offset_dtype)
-    row_offsets[1:] = xp.cumsum(counts).astype(offset_dtype)
     if vertex_ids is not None:
         vertex_ids = np.asarray(to_host(vertex_ids)).astype(np.int64, copy=False).ravel()
         if vertex_ids.shape[0] != n:
@@ -300,11 +302,17 @@ def _as_array(a, xp):
     return xp.asarray(a)
 
 
-def _as_int64(a, what: str, source_label, xp):
-    """Integer vertex ids as int64; integral floats are accepted, anything else is a GraphFormatError."""
+def _as_integer(a, what: str, source_label, xp):
+    """Vertex ids as an integer array (dtype kept); integral floats become int64, else GraphFormatError."""
     kind = a.dtype.kind
-    if kind in "iub":
-        return a.astype(np.int64, copy=False)
+    if kind == "u" and a.dtype.itemsize == 8:  # uint64 does not mix with the int64 keys
+        if a.size and int(a.max()) > _INT64_MAX:
+            raise GraphFormatError(f"{what} vertex id {int(a.max())} exceeds the 64-bit signed range", source_label)
+        return a.astype(np.int64)
+    if kind in "iu":
+        return a
+    if kind == "b":
+        return a.astype(np.int8)
     if kind == "f":
         bad = ~xp.isfinite(a) | (a != xp.floor(a))
         if bool(bad.any()):
@@ -312,6 +320,13 @@ def _as_int64(a, what: str, source_label, xp):
             raise GraphFormatError(f"non-integer {what} vertex id {float(first)!r}", source_label)
         return a.astype(np.int64)
     raise GraphFormatError(f"{what} vertex ids must be integers, got dtype {a.dtype}", source_label)
+
+
+def _fill_keys(out, src, dst, bits: int) -> None:
+    """``out[:] = (src << bits) | dst`` as int64, in place (no temporaries of the edge count)."""
+    out[...] = src
+    out <<= bits
+    out |= dst
 
 
 def _unique_sorted(keys, xp):
@@ -469,7 +484,8 @@ def _with_direction(g: CSRGraph, directed: bool | None, **build) -> CSRGraph:
     xp = build.get("xp") or xp_of(g.row_offsets)
     ro, ci = (g.row_offsets, g.column_indices) if xp is xp_of(g.row_offsets) else (
         _as_array(g.row_offsets, xp), _as_array(g.column_indices, xp))
-    rows = xp.repeat(xp.arange(g.n_vertices, dtype=np.int64), (ro[1:] - ro[:-1]).astype(np.int64))
+    # row of every stored edge (CuPy's repeat takes no array of counts, searchsorted works in both)
+    rows = xp.searchsorted(ro[1:], xp.arange(g.n_edges, dtype=ro.dtype), side="right")
     out = from_edges(rows, ci, g.n_vertices, directed=False, name=g.name, spec=g.spec, vertex_ids=g.vertex_ids,
                      remove_self_loops=build.get("remove_self_loops", True),
                      remove_duplicates=build.get("remove_duplicates", True), xp=xp, source_label=g.spec)

@@ -204,7 +204,7 @@ class GPURunner(Runner):
         self.config = config if config is not None else TraversalConfig()
         self.name = self.config.label
         self.engine = None
-        self._launches = 0
+        self._levels = 0
 
     def prepare(self) -> None:
         from .engine import get_engine
@@ -212,16 +212,25 @@ class GPURunner(Runner):
         self.engine = get_engine(self.graph, self.config)
 
     def traverse(self, source: int) -> None:
-        self._launches = self.engine.traverse(source)
+        self._levels = self.engine.traverse(source)
 
     def outcome(self, source: int) -> tuple[int, int]:
-        sizes = self.engine.level_sizes[: self._launches].get()
-        return self.engine.edges_traversed(), max(0, int(np.count_nonzero(sizes)) - 1)
+        return self.engine.edges_traversed(), max(0, self._levels - 1)
 
     def check(self, source: int) -> None:
-        from .reference import validate_bfs
+        validate_against_reference(self.graph, source, self.engine.distances, self.engine.predecessors)
 
-        validate_bfs(self.graph, source, self.engine.distances, self.engine.predecessors)
+
+def validate_against_reference(graph: CSRGraph, source: int, distances, predecessors) -> None:
+    """Graph500 checks of one result against the CPU reference, which is computed once per
+    (graph, source) and kept on the graph so that several runners of one comparison share it."""
+    from .reference import bfs_reference, validate_bfs
+
+    cache = graph._cache.setdefault("reference_distances", {})
+    ref = cache.get(int(source))
+    if ref is None:
+        ref = cache[int(source)] = bfs_reference(graph, int(source))[0]
+    validate_bfs(graph, int(source), distances, predecessors, reference_distances=ref)
 
 
 class ScipyRunner(Runner):

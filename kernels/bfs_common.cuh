@@ -2,29 +2,83 @@
 //
 // Data layout (DESIGN.md terms): CSR `row_offsets` (n_vertices + 1, int32) and `column_indices`
 // (n_edges, int32); `distances` (int32, -1 = unreached) and `predecessors` (int32, -1 = unreached,
-// source = itself).
+// source = itself). Pull levels read in-edges (`pull_offsets`, `pull_indices`): the CSR itself for
+// undirected graphs, the transposed CSR (built once, lazily) for directed ones.
 //
-// Frontier bookkeeping without host round trips
-// ---------------------------------------------
-// The size of every frontier lives in device memory, in a ring of three 64-bit counters `ctr[3]`.
-// Each counter packs  (sum of out-degrees of the frontier's vertices) << 32  |  (frontier size).
-// The kernels of level L read ctr[L % 3] (current frontier), append the next frontier into
-// ctr[(L+1) % 3] with warp-aggregated 64-bit atomicAdd, and block 0 zeroes ctr[(L+2) % 3] (the
-// counter level L+1 appends into; nothing of level L touches it). Stream order makes this safe, so
-// the host can enqueue many levels back to back and launch sizes never depend on a host copy:
-// every kernel uses a fixed, fully resident grid with grid-stride loops.
+// Device-resident levels (no host round trip per level)
+// -----------------------------------------------------
+// The traversal state lives in device memory (BFSState): the level being expanded, a ring of three
+// packed frontier counters, hub counters, the direction of the last level and the edges explored
+// so far. Every level kernel reads the level from there, decides *on the device* which path runs it
+// (at_choose_path: single-block, multi-block push or multi-block pull; all blocks of all kernels
+// reach the same decision from the same state), exits at once if that path is not its own, and
+// the last block to finish a level (threadfence + atomic "last block done") advances the state.
+// The host therefore enqueues the same launches over and over with the same arguments and reads
+// the 64-byte state back once per batch of levels, only to learn whether to stop.
 //
-// The packed atomic is the "online unordered prefix-sum" of Busato & Bombieri, "Efficient load
-// balancing techniques for graph traversal applications on GPUs" (section 3.3): the value returned by
-// the atomic gives each appended vertex both its position and the sum of the degrees of every
-// vertex placed before it, i.e. an exclusive prefix-sum of frontier degrees that is monotonic in
-// position (hence searchable) without a separate scan kernel.
+// Each frontier counter packs  (sum of out-degrees of the frontier's vertices) << 32 | (size).
+// Level L reads ctr[L % 3], appends into ctr[(L+1) % 3] with warp-aggregated 64-bit atomicAdd and
+// its finisher zeroes ctr[(L+2) % 3]. The packed atomic is the "online unordered prefix-sum" of
+// Busato & Bombieri, "Efficient load balancing techniques for graph traversal applications on
+// GPUs" (section 3.3): its return value gives each appended vertex both its position and the sum of
+// the degrees of every vertex placed before it (a prefix-sum monotonic in position).
 #pragma once
 
 #define AT_FULL_MASK 0xffffffffu
 
+#define AT_PATH_NONE (-1)
+#define AT_PATH_PUSH 0
+#define AT_PATH_PULL 1
+#define AT_PATH_SINGLE_BLOCK 2
+
+#define AT_DIR_PUSH_ONLY 0
+#define AT_DIR_ALPHA_BETA 1
+#define AT_DIR_HUB_RATIO 2
+
 typedef int vid_t;
 typedef unsigned long long u64;
+
+// 64 bytes; mirrored by autotune/engine.py (STATE_DTYPE).
+struct BFSState {
+    u64 ctr[3];            // packed frontier counters (ring)
+    int hub_ctr[3];        // hub vertices (out-degree > hub_degree) appended to each frontier
+    int level;             // level being expanded
+    unsigned done_blocks;  // "last block done" counter of multi-block kernels
+    int dir;               // path of the last level: AT_PATH_PUSH or AT_PATH_PULL
+    long long explored;    // sum of out-degrees of the vertices of frontiers < level
+    int pad[2];
+};
+
+// 48 bytes; mirrored by autotune/engine.py (PARAMS_DTYPE).
+struct BFSParams {
+    int n_vertices;
+    int dir_mode;       // AT_DIR_*
+    int sb_limit;       // single-block path when frontier size <= sb_limit (0: disabled)
+    int sb_edge_limit;  // ... and frontier edges <= sb_edge_limit
+    float alpha;        // push -> pull when frontier edges > unexplored edges / alpha (Beamer)
+    float beta;         // pull -> push when frontier size < n_vertices / beta
+    float gamma;        // push -> pull when hubs in frontier > gamma * n_hubs (Enterprise 4.3)
+    int hub_degree;     // hub: out-degree > hub_degree
+    int n_hubs;         // hubs in the graph
+    int min_vw;         // BFS-4K K1 (multi-block dynamic virtual warps)
+    long long n_edges;
+};
+
+// Where a level appends its next frontier.
+struct FrontierOut {
+    vid_t* vertices;
+    int* prefix;      // exclusive prefix-sum of degrees (WITH_PREFIX only)
+    int* row_start;   // row_offsets[v] (WITH_PREFIX only)
+    u64* ctr;
+    int* hubs;        // nullptr unless the hub-ratio rule counts hubs
+    int hub_degree;
+};
+
+#define AT_LEVEL_ARGS                                                                                  \
+    const int* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,                    \
+    const int* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices, int* distances,     \
+    int* predecessors, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0, int* r1, BFSState* st,         \
+    const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time
 
 __device__ __forceinline__ unsigned at_lane_id() { return threadIdx.x & 31u; }
 
@@ -34,8 +88,56 @@ __device__ __forceinline__ unsigned at_lanemask_lt() {
     return m;
 }
 
+__device__ __forceinline__ u64 at_globaltimer() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 __device__ __forceinline__ int at_count(u64 packed) { return (int)(unsigned)(packed & 0xffffffffull); }
 __device__ __forceinline__ int at_degsum(u64 packed) { return (int)(unsigned)(packed >> 32); }
+
+__device__ __forceinline__ FrontierOut at_frontier_out(int L, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0,
+                                                       int* r1, BFSState* st, const BFSParams* prm) {
+    const bool odd = (L & 1) != 0;  // level L reads buffer L&1 and writes buffer (L+1)&1
+    FrontierOut o;
+    o.vertices = odd ? f0 : f1;
+    o.prefix = odd ? p0 : p1;
+    o.row_start = odd ? r0 : r1;
+    o.ctr = &st->ctr[(L + 1) % 3];
+    o.hubs = prm->dir_mode == AT_DIR_HUB_RATIO ? &st->hub_ctr[(L + 1) % 3] : nullptr;
+    o.hub_degree = prm->hub_degree;
+    return o;
+}
+
+// Which path runs the current level. A pure function of the device state: every block of every
+// level kernel computes the same answer.
+__device__ __forceinline__ int at_choose_path(const BFSState* st, const BFSParams* prm, int& L, int& fsize,
+                                              int& degsum) {
+    const volatile BFSState* vs = (const volatile BFSState*)st;
+    L = vs->level;
+    const u64 packed = vs->ctr[L % 3];
+    fsize = at_count(packed);
+    degsum = at_degsum(packed);
+    if (fsize == 0) return AT_PATH_NONE;
+    if (prm->sb_limit > 0 && fsize <= prm->sb_limit && degsum <= prm->sb_edge_limit) return AT_PATH_SINGLE_BLOCK;
+    if (prm->dir_mode == AT_DIR_PUSH_ONLY) return AT_PATH_PUSH;
+    if (vs->dir == AT_PATH_PULL)  // back to push once the frontier is small again
+        return ((float)fsize < (float)prm->n_vertices / prm->beta) ? AT_PATH_PUSH : AT_PATH_PULL;
+    if (prm->dir_mode == AT_DIR_ALPHA_BETA) {
+        const long long unexplored = prm->n_edges - vs->explored - (long long)degsum;
+        return ((double)degsum > (double)unexplored / (double)prm->alpha) ? AT_PATH_PULL : AT_PATH_PUSH;
+    }
+    const int hubs = vs->hub_ctr[L % 3];
+    return (prm->n_hubs > 0 && (float)hubs > prm->gamma * (float)prm->n_hubs) ? AT_PATH_PULL : AT_PATH_PUSH;
+}
+
+// BFS-4K section 5.2: lower nearest power of two of resident_threads / |F|, clamped to [min_vw, 32].
+__device__ __forceinline__ int at_dynamic_vw(int resident, int fsize, int min_vw) {
+    const int ratio = resident / fsize;
+    int vw = ratio >= 32 ? 32 : (ratio <= 1 ? 1 : (1 << (31 - __clz(ratio))));
+    return vw < min_vw ? min_vw : vw;
+}
 
 // Visited-status check + claim. Exactly one thread wins a vertex (atomicCAS on its distance), so
 // the next frontier never holds duplicates and the winner's parent is a valid BFS-tree edge.
@@ -48,9 +150,7 @@ __device__ __forceinline__ bool at_try_claim(int* distances, vid_t v, int next_l
 // Every lane must call it (full mask). WITH_PREFIX also writes, per appended vertex, the exclusive
 // prefix-sum of degrees (online unordered prefix-sum) and its row start, as binary_search needs.
 template <bool WITH_PREFIX>
-__device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, int row_start,
-                                               u64* next_ctr, vid_t* frontier_out,
-                                               int* prefix_out, int* row_start_out) {
+__device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, int row_start, const FrontierOut& out) {
     const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
     if (ballot == 0u) return;
     const unsigned lane = at_lane_id();
@@ -65,40 +165,73 @@ __device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, int
     }
     const int total_d = WITH_PREFIX ? __shfl_sync(AT_FULL_MASK, incl, 31) : __reduce_add_sync(AT_FULL_MASK, d);
     u64 old = 0;
-    if (lane == 0) old = atomicAdd(next_ctr, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));
+    if (lane == 0) old = atomicAdd(out.ctr, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));
     old = __shfl_sync(AT_FULL_MASK, old, 0);
+    if (out.hubs != nullptr) {
+        const unsigned hb = __ballot_sync(AT_FULL_MASK, claim && deg > out.hub_degree);
+        if (lane == 0 && hb) atomicAdd(out.hubs, __popc(hb));
+    }
     if (claim) {
         const int pos = at_count(old) + __popc(ballot & at_lanemask_lt());
-        frontier_out[pos] = v;
+        out.vertices[pos] = v;
         if (WITH_PREFIX) {
-            prefix_out[pos] = at_degsum(old) + incl - d;
-            row_start_out[pos] = row_start;
+            out.prefix[pos] = at_degsum(old) + incl - d;
+            out.row_start[pos] = row_start;
         }
     }
 }
 
-// Level bookkeeping done once per level by block 0 / thread 0: record the frontier size for the
-// per-level trace and zero the counter the *next* level will append into.
-__device__ __forceinline__ void at_level_bookkeeping(u64* ctr, int level, int fsize, int* level_sizes) {
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        level_sizes[level] = fsize;
-        ctr[(level + 2) % 3] = 0ull;
+// Close level L (one thread): trace, explored edges, direction, counters, then advance the level.
+__device__ __forceinline__ void at_finish_level(BFSState* st, int L, int fsize, int degsum, int path, int vw,
+                                                int* level_sizes, int* level_info, u64* level_time) {
+    level_sizes[L] = fsize;
+    level_info[L] = path | (vw << 8);
+    level_time[L + 1] = at_globaltimer();
+    st->explored += degsum;
+    st->dir = path == AT_PATH_PULL ? AT_PATH_PULL : AT_PATH_PUSH;
+    st->ctr[(L + 2) % 3] = 0ull;
+    st->hub_ctr[(L + 2) % 3] = 0;
+    __threadfence();
+    st->level = L + 1;
+}
+
+// End of a multi-block level kernel: the last block to get here closes the level.
+__device__ __forceinline__ void at_multi_block_finish(BFSState* st, int L, int fsize, int degsum, int path, int vw,
+                                                      int* level_sizes, int* level_info, u64* level_time) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned prev = atomicAdd(&st->done_blocks, 1u);
+        if (prev == gridDim.x - 1) {
+            __threadfence();
+            st->done_blocks = 0u;
+            at_finish_level(st, L, fsize, degsum, path, vw, level_sizes, level_info, level_time);
+        }
     }
 }
 
 // Start a traversal from `source`: distances/predecessors must already be filled with -1.
 extern "C" __global__ void bfs_init(const int* __restrict__ row_offsets, int* distances, int* predecessors,
-                                    vid_t source, vid_t* frontier0, int* prefix0, int* row_start0, u64* ctr) {
+                                    vid_t source, vid_t* frontier0, int* prefix0, int* row_start0, BFSState* st,
+                                    const BFSParams* __restrict__ prm, u64* level_time) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const int rs = row_offsets[source];
         const int deg = row_offsets[source + 1] - rs;
         distances[source] = 0;
         predecessors[source] = source;
         frontier0[0] = source;
-        if (prefix0 != nullptr) prefix0[0] = 0;
-        if (row_start0 != nullptr) row_start0[0] = rs;
-        ctr[0] = ((u64)(unsigned)deg << 32) | 1ull;
-        ctr[1] = 0ull;
-        ctr[2] = 0ull;
+        prefix0[0] = 0;
+        row_start0[0] = rs;
+        st->ctr[0] = ((u64)(unsigned)deg << 32) | 1ull;
+        st->ctr[1] = 0ull;
+        st->ctr[2] = 0ull;
+        st->hub_ctr[0] = deg > prm->hub_degree ? 1 : 0;
+        st->hub_ctr[1] = 0;
+        st->hub_ctr[2] = 0;
+        st->level = 0;
+        st->done_blocks = 0u;
+        st->dir = AT_PATH_PUSH;
+        st->explored = 0;
+        level_time[0] = at_globaltimer();
     }
 }

@@ -1,5 +1,5 @@
 // binary_search.cu -- device-wide binary search over the prefix-sum of frontier degrees
-// (load_balance = "binary_search", basic form).
+// (load_balance = "binary_search", basic form), one multi-block push level per launch.
 //
 // Technique: Busato & Bombieri, "Efficient load balancing techniques for graph traversal
 // applications on GPUs", section 3.3 (device-wide binary search with unordered prefix-sum), and the
@@ -32,24 +32,20 @@ __device__ __forceinline__ int at_last_le(const int* a, int n, int key) {
 }
 
 template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK) binary_search_level(
-        const int* __restrict__ row_offsets, const vid_t* __restrict__ column_indices, int* distances,
-        int* predecessors, const vid_t* __restrict__ frontier_in, const int* __restrict__ prefix_in,
-        const int* __restrict__ row_start_in, vid_t* frontier_out, int* prefix_out, int* row_start_out,
-        u64* ctr, int level, int* level_sizes) {
+__global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     constexpr int ITEMS = AT_BS_CHUNK / BLOCK;
     __shared__ int s_prefix[AT_BS_CHUNK];
     __shared__ int s_vertex[AT_BS_CHUNK];
     __shared__ int s_row_start[AT_BS_CHUNK];
     __shared__ int s_lo, s_cnt;
 
-    const u64 packed = *((volatile u64*)ctr + (level % 3));
-    const int fsize = at_count(packed);
-    const int total = at_degsum(packed);
-    at_level_bookkeeping(ctr, level, fsize, level_sizes);
-    if (fsize == 0) return;
-    u64* next_ctr = ctr + ((level + 1) % 3);
-    const int next_level = level + 1;
+    int L, fsize, total;
+    if (at_choose_path(st, prm, L, fsize, total) != AT_PATH_PUSH) return;
+    const vid_t* frontier_in = (L & 1) ? f1 : f0;
+    const int* prefix_in = (L & 1) ? p1 : p0;
+    const int* row_start_in = (L & 1) ? r1 : r0;
+    const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm);
+    const int next_level = L + 1;
 
     for (long long chunk_start = (long long)blockIdx.x * AT_BS_CHUNK; chunk_start < total;
          chunk_start += (long long)gridDim.x * AT_BS_CHUNK) {
@@ -98,8 +94,9 @@ __global__ void __launch_bounds__(BLOCK) binary_search_level(
                     deg = row_offsets[v + 1] - rs_v;
                 }
             }
-            at_warp_append<true>(claim, v, deg, rs_v, next_ctr, frontier_out, prefix_out, row_start_out);
+            at_warp_append<true>(claim, v, deg, rs_v, out);
         }
         __syncthreads();  // the shared slice is rewritten by the next chunk
     }
+    at_multi_block_finish(st, L, fsize, total, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

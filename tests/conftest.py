@@ -28,3 +28,36 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+# ---------------------------------------------------------------- graph input (test_graph_io.py)
+@pytest.fixture
+def io_write(tmp_path):
+    """Write a graph file under tmp_path: ``io_write(name, text_or_bytes, compress=None|"gz"|"bz2"|"xz")``.
+
+    Returns the path as a string; with ``compress`` the data is compressed and the suffix appended.
+    """
+    import bz2
+    import gzip
+    import lzma
+
+    def write(name: str, data, compress: str | None = None) -> str:
+        raw = data.encode() if isinstance(data, str) else bytes(data)
+        if compress:
+            raw = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[compress](raw)
+            name = f"{name}.{compress}"
+        path = tmp_path / name
+        path.write_bytes(raw)
+        return str(path)
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def io_graphs_dir():
+    """The real graphs folder (with MANIFEST.tsv), or skip naming where it was looked for."""
+    d = shared_graphs_dir()
+    if d is None or not (d / "MANIFEST.tsv").is_file():
+        pytest.skip("real graphs not found: set AUTOTUNE_SHARED_GRAPHS or provide <repo>/../shared/graphs "
+                    "(with MANIFEST.tsv); CI clones without ../shared")
+    return d

@@ -17,13 +17,31 @@ VW = (1, 2, 4, 8, 16, 32, "dynamic")
 
 
 def all_configs():
+    """Every technique x virtual warp size x block size (multi-block push only), then every
+    technique with each small-frontier path and each direction rule (knobs set so that each path
+    really runs on the zoo)."""
     out = []
     for b in BLOCK_SIZES:
         for vw in VW:
-            out.append(TraversalConfig(load_balance="vertex_mapped", virtual_warp_size=vw, block_size=b))
+            out.append(TraversalConfig(load_balance="vertex_mapped", virtual_warp_size=vw, block_size=b,
+                                       small_frontier="none"))
         out.append(TraversalConfig(load_balance="vertex_mapped", virtual_warp_size="dynamic",
-                                   min_virtual_warp_size=1, block_size=b))
-        out.append(TraversalConfig(load_balance="binary_search", block_size=b))
+                                   min_virtual_warp_size=1, block_size=b, small_frontier="none"))
+        out.append(TraversalConfig(load_balance="binary_search", block_size=b, small_frontier="none"))
+    techniques = [dict(load_balance="vertex_mapped", virtual_warp_size=vw) for vw in (1, 32, "dynamic")]
+    techniques.append(dict(load_balance="binary_search"))
+    directions = [dict(direction="push"), dict(direction="push_pull", switch_rule="alpha_beta", alpha=60, beta=48),
+                  dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6),
+                  dict(direction="push_pull", switch_rule="hub_ratio", gamma=0.1, hub_degree=64, beta=48)]
+    smalls = [dict(small_frontier="none"), dict(small_frontier="single_block", frontier_limit=512),
+              dict(small_frontier="single_block", frontier_limit=8192)]
+    for t in techniques:
+        for d in directions:
+            for sm in smalls:
+                for b in (128, 1024):
+                    c = TraversalConfig(block_size=b, **t, **d, **sm)
+                    if c not in out:
+                        out.append(c)
     return out
 
 
@@ -95,7 +113,9 @@ def _check(g, src, res, ref_cache):
     validate_bfs(g, src, res.distances, res.predecessors, reference_distances=ref)
     assert res.depth == int(ref.max())
     assert res.edges_traversed == int(g.out_degrees(np)[ref >= 0].sum())
-    assert sum(lv.frontier_size for lv in res.levels) == int((ref >= 0).sum())
+    if res.levels:  # traced runs: every reached vertex appears in exactly one frontier
+        assert sum(lv.frontier_size for lv in res.levels) == int((ref >= 0).sum())
+        assert len(res.levels) == res.depth + 1
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
@@ -126,7 +146,8 @@ def test_dynamic_virtual_warp_trace_follows_bfs4k_rule():
     from autotune.engine import BFSEngine
 
     g, _ = ZOO["kron13"]
-    cfg = TraversalConfig(load_balance="vertex_mapped", virtual_warp_size="dynamic", min_virtual_warp_size=2)
+    cfg = TraversalConfig(load_balance="vertex_mapped", virtual_warp_size="dynamic", min_virtual_warp_size=2,
+                          small_frontier="none")
     eng = BFSEngine(g, cfg)
     res = eng.bfs(0 if g.out_degrees(np)[0] else int(np.flatnonzero(g.out_degrees(np))[0]))
     for lv in res.levels:
@@ -176,3 +197,68 @@ def test_measurement_harness_gpu_and_scipy_same_sources():
     assert ms[0].edges == ms[1].edges
     assert ms[0].depths == ms[1].depths
     assert ms[0].gteps > 0 and ms[0].timer == "cuda-events"
+
+
+def _paths(res):
+    return {(lv.direction, lv.path) for lv in res.levels}
+
+
+@pytest.mark.parametrize("lb", ["vertex_mapped", "binary_search"])
+def test_single_block_hand_over_both_ways(lb):
+    """Small first levels run in the single-block kernel, the explosion in the multi-block one, and the
+    tail back in the single-block kernel: two hand-overs, both exact."""
+    from autotune.engine import BFSEngine
+
+    g, _ = ZOO["kron13"]
+    cfg = TraversalConfig(load_balance=lb, small_frontier="single_block", frontier_limit=512)
+    eng = BFSEngine(g, cfg)
+    src = int(np.flatnonzero(g.out_degrees(np) == 1)[0])  # a leaf: tiny first levels
+    res = eng.bfs(src)
+    _check(g, src, res, {})
+    where = [lv.path for lv in res.levels]
+    assert where[0] == "single_block" and "multi_block" in where and where[-1] == "single_block", where
+    for lv in res.levels:  # single-block only below the limit (and 16x as many edges)
+        if lv.path == "single_block":
+            assert lv.frontier_size <= 512, lv
+        else:
+            deg = g.out_degrees(np)
+            frontier = np.flatnonzero(res.distances == lv.level)
+            assert lv.frontier_size > 512 or int(deg[frontier].sum()) > 512 * 16, lv
+    # a high-diameter graph runs every level inside the single-block kernel
+    g2, _ = ZOO["grid"]
+    res2 = BFSEngine(g2, TraversalConfig(small_frontier="single_block", frontier_limit=512)).bfs(0)
+    _check(g2, 0, res2, {})
+    assert {lv.path for lv in res2.levels} == {"single_block"}
+    assert all(lv.us is not None and lv.us >= 0 for lv in res2.levels)
+
+
+@pytest.mark.parametrize("rule", [dict(switch_rule="alpha_beta", alpha=60, beta=18),
+                                  dict(switch_rule="hub_ratio", gamma=0.1, hub_degree=64, beta=18)])
+@pytest.mark.parametrize("lb", ["vertex_mapped", "binary_search"])
+def test_push_pull_switches_both_ways(rule, lb):
+    from autotune.engine import BFSEngine
+
+    g, _ = ZOO["kron13"]
+    cfg = TraversalConfig(load_balance=lb, direction="push_pull", small_frontier="none", **rule)
+    res = BFSEngine(g, cfg).bfs(0 if g.out_degrees(np)[0] else 1)
+    _check(g, res.source, res, {})
+    dirs = [lv.direction for lv in res.levels]
+    assert dirs[0] == "push" and "pull" in dirs, dirs
+    first_pull = dirs.index("pull")
+    assert "push" in dirs[first_pull:], dirs  # switched back for the tail
+
+
+def test_pull_on_directed_graph_uses_in_edges():
+    from autotune.engine import BFSEngine
+
+    g, sources = ZOO["directed"]
+    cfg = TraversalConfig(direction="push_pull", switch_rule="alpha_beta", alpha=60, beta=48, small_frontier="none")
+    eng = BFSEngine(g, cfg)
+    refs = {}
+    saw_pull = False
+    for s in sources:
+        res = eng.bfs(s)
+        _check(g, s, res, refs)
+        saw_pull |= any(lv.direction == "pull" for lv in res.levels)
+    assert saw_pull
+    assert "transpose" in g._cache

@@ -1,0 +1,781 @@
+"""The selection model: graph features → the config that runs the graph fastest.
+
+Training data come from benchmark logs (:mod:`autotune.logs`): for each graph (fingerprint) on one
+GPU model, the median time of every config measured on it. The **label** of a graph is its fastest
+valid config; configs within ``label_tolerance`` (default 2 %, about the run-to-run noise of a
+GPU measurement) of the fastest are ties, resolved toward the config that is near-fastest on the
+most training graphs (then the fastest), so that equivalent configs do not split one class into
+many. **Features** are the logged profile (:data:`autotune.features.FEATURE_NAMES`, heavy-tailed
+ones as ``log1p``). The estimator is a seeded scikit-learn classifier (default a random forest).
+
+Evaluation is leave-one-graph-out **regret**: for each graph, a model trained on the other graphs
+predicts its config and ``regret = time(predicted) / time(best)`` is read from that graph's logged
+times (1.0 = the best). The table reports the geometric mean, the worst case and the share of
+graphs within 5 % of the best, beside three baselines: the best single fixed config (chosen on the
+training folds), the rules of paper 000's Table 2 (:func:`autotune.search.table2_rule`), and a
+random pick (expected regret over the configs measured on the graph). A predicted config that was
+not measured on the held-out graph counts as that graph's slowest measured config (pessimistic);
+one that is invalid there counts as infinite regret.
+
+Models are saved with joblib plus a JSON metadata file next to them (same stem, ``.json``): feature
+names, labels with their full configs, library versions, device, SHA-256 of the logs, and the CV
+regret table. :func:`load_model` warns when the scikit-learn version or the GPU model differ.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import platform
+import warnings
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from .features import FEATURE_NAMES, GraphFeatures
+
+try:  # scikit-learn is a runtime dependency; the base classes give get_params/clone/score
+    from sklearn.base import BaseEstimator, ClassifierMixin
+except ImportError:  # pragma: no cover
+    BaseEstimator, ClassifierMixin = object, object
+
+__all__ = [
+    "SelectionModel", "retrain", "load_model", "save_model", "default_model_path", "DEFAULT_MODEL_RELPATH",
+    "TrainingSet", "build_training_set", "evaluate", "regret_rows", "METADATA_FORMAT", "estimator_from_metadata",
+    "metadata_path",
+]
+
+#: The shipped model, relative to the repository root (or to the installed package).
+DEFAULT_MODEL_RELPATH = "models/bfs_h100.joblib"
+
+#: Version of the JSON metadata layout.
+METADATA_FORMAT = 1
+
+_REPO = Path(__file__).resolve().parent.parent
+
+#: Regret methods in table order.
+_METHODS = ("model", "best_fixed", "table2", "random")
+_METHOD_TITLES = {"model": "selection model", "best_fixed": "best single fixed config",
+                  "table2": "Table-2 rules (paper 000)", "random": "random pick (expected)"}
+
+
+# ============================================================================ estimator
+class SelectionModel(ClassifierMixin, BaseEstimator):
+    """Classifier from graph features to the ``config_id`` of the fastest config.
+
+    scikit-learn estimator contract: constructor arguments are stored unchanged; :meth:`fit` sets
+    the fitted attributes (ending in ``_``); :meth:`predict` maps feature rows to labels.
+
+    Parameters
+    ----------
+    estimator : sklearn classifier, optional
+        Unfitted classifier to clone and fit; default
+        ``RandomForestClassifier(n_estimators=200, min_samples_leaf=1, random_state=random_state)``.
+    feature_names : sequence of str, default FEATURE_NAMES
+        Names of the columns of ``X`` (see :meth:`GraphFeatures.vector`).
+    random_state : int, default 0
+        Seed of the default estimator.
+
+    Attributes
+    ----------
+    estimator_ : sklearn classifier
+        The fitted estimator.
+    classes_ : ndarray of str, shape (n_classes,)
+        Labels seen in training (config ids).
+    n_features_in_ : int
+        Number of features.
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    label_configs_ : dict of str to dict
+        ``config_id -> TraversalConfig.to_dict()`` for every class (set by :func:`retrain`, or by
+        the ``label_configs`` argument of :meth:`fit`).
+    metadata_ : dict
+        The JSON metadata (set by :func:`retrain` and :func:`load_model`).
+    """
+
+    def __init__(self, estimator=None, feature_names: Sequence[str] = FEATURE_NAMES, random_state: int = 0):
+        self.estimator = estimator
+        self.feature_names = feature_names
+        self.random_state = random_state
+
+    def _make_estimator(self):
+        from sklearn.base import clone
+        from sklearn.ensemble import RandomForestClassifier
+
+        if self.estimator is None:
+            return RandomForestClassifier(n_estimators=200, min_samples_leaf=1, random_state=self.random_state)
+        return clone(self.estimator)
+
+    def fit(self, X, y, label_configs: Mapping[str, Mapping] | None = None) -> "SelectionModel":
+        """Fit on feature rows *X* and labels *y*.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_graphs, n_features), float64
+            Feature vectors (:meth:`GraphFeatures.vector` with ``feature_names``).
+        y : array_like of str, shape (n_graphs,)
+            Label (``config_id``) of each graph.
+        label_configs : mapping, optional
+            ``config_id -> config dict`` for the labels (needed by :meth:`predict_config`).
+
+        Returns
+        -------
+        SelectionModel
+            self
+
+        Raises
+        ------
+        ValueError
+            On shape mismatch, fewer than one sample, or non-finite features.
+        """
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y).astype(str)
+        if X.ndim != 2 or X.shape[0] != y.shape[0] or X.shape[0] < 1:
+            raise ValueError(f"X must be (n_graphs, n_features) with one label per row; got X {X.shape}, y {y.shape}")
+        if X.shape[1] != len(self.feature_names):
+            raise ValueError(f"X has {X.shape[1]} columns but {len(self.feature_names)} feature names")
+        if not np.isfinite(X).all():
+            raise ValueError("X holds non-finite values")
+        self.estimator_ = self._make_estimator().fit(X, y)
+        self.classes_ = np.asarray(self.estimator_.classes_)
+        self.n_features_in_ = X.shape[1]
+        self.feature_names_in_ = np.asarray(self.feature_names, dtype=object)
+        if label_configs is not None:
+            self.label_configs_ = {str(k): dict(v) for k, v in label_configs.items()}
+        elif not hasattr(self, "label_configs_"):
+            self.label_configs_ = {}
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "estimator_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("this SelectionModel is not fitted yet; call fit() or use retrain()")
+
+    def predict(self, X) -> np.ndarray:
+        """Labels (``config_id``) for feature rows.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_graphs, n_features_in_)
+
+        Returns
+        -------
+        ndarray of str, shape (n_graphs,)
+        """
+        self._check_fitted()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model expects {self.n_features_in_}")
+        return np.asarray(self.estimator_.predict(X)).astype(str)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, shape (n_graphs, n_classes), columns in :attr:`classes_` order."""
+        self._check_fitted()
+        return self.estimator_.predict_proba(np.atleast_2d(np.asarray(X, dtype=np.float64)))
+
+    def features_row(self, features) -> np.ndarray:
+        """The model input of one graph: ``features.vector(feature_names_in_)``, shape (1, n_features_in_)."""
+        self._check_fitted()
+        return _feature_vector(features, tuple(self.feature_names_in_))[None, :]
+
+    def predict_config(self, features):
+        """The predicted :class:`~autotune.config.TraversalConfig` for one graph.
+
+        Parameters
+        ----------
+        features : GraphFeatures or dict
+
+        Returns
+        -------
+        TraversalConfig
+
+        Raises
+        ------
+        ValueError
+            When the predicted label's config is unknown to the model or invalid in this release.
+        """
+        from .config import TraversalConfig
+
+        label = str(self.predict(self.features_row(features))[0])
+        d = getattr(self, "label_configs_", {}).get(label)
+        if d is None:
+            raise ValueError(f"label {label!r} has no stored config (fit with label_configs=...)")
+        cfg = TraversalConfig.from_dict(d)
+        if cfg.config_id != label:
+            # the config table changed since training: same strategy, new id; still a valid config
+            warnings.warn(f"config {cfg.label} had id {label} when the model was trained and is "
+                          f"{cfg.config_id} now (the config table changed); retrain the model", UserWarning,
+                          stacklevel=2)
+        return cfg
+
+
+def _feature_vector(features, names: Sequence[str]) -> np.ndarray:
+    if isinstance(features, GraphFeatures):
+        return features.vector(names)
+    d = dict(features)
+    known = {f for f in GraphFeatures.__dataclass_fields__}
+    return GraphFeatures.from_dict({k: v for k, v in d.items() if k in known}).vector(names)
+
+
+# ============================================================================ data
+@dataclass
+class TrainingSet:
+    """Per-graph timings of one device, built from benchmark logs by :func:`build_training_set`.
+
+    Attributes
+    ----------
+    X : ndarray, shape (n_graphs, n_features), float64
+        Feature vectors (log-scaled as in :meth:`GraphFeatures.vector`).
+    graphs : list of dict
+        ``name``, ``fingerprint``, ``spec``, ``features`` (dict) per graph, sorted by fingerprint.
+    times : list of dict
+        Per graph, ``config_id -> median time (ms)`` of its valid measurements (median over
+        records when a pair was measured more than once).
+    invalid : list of set
+        Per graph, config ids that gave an invalid result there (and never a valid one).
+    configs : dict
+        ``config_id -> config dict`` for every config seen.
+    device : dict
+        Device of the records (the first record's device dict).
+    feature_names : tuple of str
+    n_records : int
+        Records used.
+    """
+
+    X: np.ndarray
+    graphs: list
+    times: list
+    invalid: list
+    configs: dict
+    device: dict
+    feature_names: tuple
+    n_records: int = 0
+
+    @property
+    def n_graphs(self) -> int:
+        """Number of graphs."""
+        return len(self.graphs)
+
+    def best(self, i: int) -> tuple[str, float]:
+        """(config_id, ms) of graph *i*'s fastest valid config (ties: smallest id)."""
+        t = self.times[i]
+        cid = min(t, key=lambda c: (t[c], c))
+        return cid, t[cid]
+
+    def regret(self, i: int, config_id: str) -> tuple[float, str]:
+        """``time(config) / time(best)`` on graph *i*, and how it was obtained.
+
+        Returns
+        -------
+        (float, str)
+            The regret and ``"measured"``, ``"unmeasured"`` (the graph's slowest measured time is
+            used) or ``"invalid"`` (``inf``).
+        """
+        best = self.best(i)[1]
+        t = self.times[i]
+        if config_id in t:
+            return t[config_id] / best, "measured"
+        if config_id in self.invalid[i]:
+            return math.inf, "invalid"
+        return max(t.values()) / best, "unmeasured"
+
+
+def _log_files(logs) -> list[Path]:
+    from .logs import expand_log_paths
+
+    return expand_log_paths(logs)
+
+
+def build_training_set(records, *, device: str | None = None, feature_names: Sequence[str] = FEATURE_NAMES,
+                       warn: bool = True) -> TrainingSet:
+    """Group log records by graph for one device.
+
+    Parameters
+    ----------
+    records : sequence of LogRecord
+    device : str, optional
+        Device name to keep; default the device with the most valid records (a warning names the
+        others when several are present).
+    feature_names : sequence of str
+    warn : bool
+        Warn about records left out (other devices, pruned trials, graphs without a needed
+        feature or without a valid measurement).
+
+    Returns
+    -------
+    TrainingSet
+
+    Raises
+    ------
+    ValueError
+        When no graph has a valid measurement on the device.
+    """
+    recs = [r for r in records if not r.pruned]
+    if not recs:
+        raise ValueError("no usable records (all pruned or none given)")
+    by_dev: dict[str, int] = {}
+    for r in recs:
+        by_dev[r.device_name] = by_dev.get(r.device_name, 0) + int(r.valid)
+    if device is None:
+        device = max(sorted(by_dev), key=lambda d: by_dev[d])
+        if len(by_dev) > 1 and warn:
+            warnings.warn(f"logs hold several devices ({', '.join(sorted(by_dev))}); training for {device!r} "
+                          f"(pass device=... to choose)", UserWarning, stacklevel=3)
+    elif device not in by_dev:
+        raise ValueError(f"no record for device {device!r}; devices in the logs: {', '.join(sorted(by_dev))}")
+    recs = [r for r in recs if r.device_name == device]
+    per_graph: dict[str, dict] = {}
+    configs: dict[str, dict] = {}
+    for r in recs:
+        g = per_graph.setdefault(r.fingerprint, {"name": r.graph["name"], "fingerprint": r.fingerprint,
+                                                 "spec": r.graph.get("spec"), "features": r.features,
+                                                 "t": {}, "bad": set()})
+        configs.setdefault(r.config_id, r.config)
+        if r.valid:
+            g["t"].setdefault(r.config_id, []).append(r.median_ms)
+        else:
+            g["bad"].add(r.config_id)
+    X, graphs, times, invalid, skipped = [], [], [], [], []
+    names = tuple(feature_names)
+    for fp in sorted(per_graph):
+        g = per_graph[fp]
+        if not g["t"]:
+            skipped.append(f"{g['name']} (no valid measurement)")
+            continue
+        try:
+            x = _feature_vector(g["features"], names)
+        except (ValueError, TypeError) as exc:
+            skipped.append(f"{g['name']} (features: {exc})")
+            continue
+        X.append(x)
+        graphs.append({k: g[k] for k in ("name", "fingerprint", "spec", "features")})
+        t = {c: float(np.median(v)) for c, v in g["t"].items()}
+        times.append(t)
+        invalid.append({c for c in g["bad"] if c not in t})
+    if skipped and warn:
+        warnings.warn(f"{len(skipped)} graph(s) left out of training: {'; '.join(skipped[:5])}", UserWarning,
+                      stacklevel=3)
+    if not graphs:
+        raise ValueError(f"no graph with a valid measurement on {device!r}")
+    dev = next(r.device for r in recs)
+    return TrainingSet(np.vstack(X), graphs, times, invalid, configs, dict(dev), names, len(recs))
+
+
+# ============================================================================ labels, CV
+def _labels(ts: TrainingSet, idx: Sequence[int], tol: float) -> list[str]:
+    """Label of each graph in *idx*: its fastest config, ties within *tol* resolved toward the
+    config near-fastest on the most graphs of *idx* (then the fastest, then the smallest id)."""
+    near = []
+    for i in idx:
+        best = ts.best(i)[1]
+        near.append({c for c, t in ts.times[i].items() if t <= best * (1.0 + tol)})
+    popularity: dict[str, int] = {}
+    for s in near:
+        for c in s:
+            popularity[c] = popularity.get(c, 0) + 1
+    out = []
+    for i, s in zip(idx, near):
+        t = ts.times[i]
+        out.append(min(s, key=lambda c: (-popularity[c], t[c], c)))
+    return out
+
+
+def _summary(regrets: Sequence[float], within: Sequence[float] | None = None) -> dict:
+    r = np.asarray(regrets, dtype=np.float64)
+    finite = np.isfinite(r)
+    geo = float(np.exp(np.mean(np.log(r)))) if finite.all() and r.size else None
+    worst = float(r.max()) if finite.all() and r.size else None
+    share = float(np.mean(within)) if within is not None else float(np.mean(r <= 1.05)) if r.size else None
+    return {"geomean": geo, "worst": worst, "within_5pct": share, "n_graphs": int(r.size),
+            "n_invalid": int((~finite).sum())}
+
+
+def _best_fixed(ts: TrainingSet, idx: Sequence[int]) -> str:
+    """The config with the smallest geometric-mean regret over graphs *idx* (fewest invalid first)."""
+    cands = sorted({c for i in idx for c in ts.times[i]})
+    best_key, best_c = None, None
+    for c in cands:
+        r = np.array([ts.regret(i, c)[0] for i in idx])
+        bad = int((~np.isfinite(r)).sum())
+        geo = float(np.exp(np.mean(np.log(r[np.isfinite(r)])))) if np.isfinite(r).any() else math.inf
+        key = (bad, geo, c)
+        if best_key is None or key < best_key:
+            best_key, best_c = key, c
+    return best_c
+
+
+def _table2_id(ts: TrainingSet, i: int, device: Mapping | None) -> str:
+    from .search import table2_rule
+
+    feats = {k: v for k, v in ts.graphs[i]["features"].items() if k in GraphFeatures.__dataclass_fields__}
+    return table2_rule(feats, device).config_id
+
+
+def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, random_state: int = 0) -> dict:
+    """Leave-one-graph-out regret of the selection model and the three baselines.
+
+    Parameters
+    ----------
+    ts : TrainingSet
+    estimator : sklearn classifier, optional
+        As for :class:`SelectionModel`.
+    label_tolerance : float, default 0.02
+        Tie tolerance of the labels (fraction of the best time).
+    random_state : int, default 0
+
+    Returns
+    -------
+    dict
+        ``{"method": "leave-one-graph-out", "regret": {method: {"geomean", "worst", "within_5pct",
+        "n_graphs", "n_invalid"}}, "per_graph": [{"name", "fingerprint", "best", "model", ...}]}``
+        for methods ``model``, ``best_fixed``, ``table2``, ``random``. ``geomean``/``worst`` are
+        ``None`` when some regret is infinite (an invalid prediction; counted in ``n_invalid``).
+        With a single graph there is nothing to hold out: the model and best-fixed columns are
+        ``None``.
+    """
+    n = ts.n_graphs
+    per_graph = []
+    cols: dict[str, list] = {m: [] for m in _METHODS}
+    within_random = []
+    for i in range(n):
+        row: dict[str, Any] = {"name": ts.graphs[i]["name"], "fingerprint": ts.graphs[i]["fingerprint"],
+                               "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
+        train = [j for j in range(n) if j != i]
+        if train:
+            y = _labels(ts, train, label_tolerance)
+            m = SelectionModel(estimator, ts.feature_names, random_state).fit(ts.X[train], y)
+            pred = str(m.predict(ts.X[i:i + 1])[0])
+            fixed = _best_fixed(ts, train)
+            for name, cid in (("model", pred), ("best_fixed", fixed)):
+                r, how = ts.regret(i, cid)
+                row[name] = {"config_id": cid, "regret": _finite_or_none(r), "how": how}
+                cols[name].append(r)
+        t2 = _table2_id(ts, i, ts.device)
+        r, how = ts.regret(i, t2)
+        row["table2"] = {"config_id": t2, "regret": _finite_or_none(r), "how": how}
+        cols["table2"].append(r)
+        best = ts.best(i)[1]
+        rs = np.array([t / best for t in ts.times[i].values()])
+        row["random"] = {"regret": float(rs.mean()), "within_5pct": float(np.mean(rs <= 1.05)),
+                         "n_configs": int(rs.size)}
+        cols["random"].append(float(rs.mean()))
+        within_random.append(float(np.mean(rs <= 1.05)))
+        per_graph.append(row)
+    regret = {}
+    for name in _METHODS:
+        if name in ("model", "best_fixed") and n < 2:
+            regret[name] = None
+            continue
+        regret[name] = _summary(cols[name], within_random if name == "random" else None)
+    return {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "regret": regret,
+            "per_graph": per_graph}
+
+
+def _finite_or_none(x: float):
+    return float(x) if math.isfinite(x) else None
+
+
+def regret_rows(cv: Mapping) -> list[dict]:
+    """Rows of the regret table, one per method: ``method``, ``title``, ``geomean``, ``worst``,
+    ``within_5pct``, ``n_graphs``, ``n_invalid`` (from :func:`evaluate`'s or the metadata's ``cv``)."""
+    rows = []
+    for name in _METHODS:
+        s = cv["regret"].get(name)
+        if s is None:
+            continue
+        rows.append({"method": name, "title": _METHOD_TITLES[name], **s})
+    return rows
+
+
+# ============================================================================ retrain / persist
+def _sha256_file(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
+
+
+def _rel(p: Path) -> str:
+    try:
+        return Path(os.path.relpath(p.resolve(), _REPO)).as_posix() if p.resolve().is_relative_to(_REPO) else str(p)
+    except (ValueError, OSError):
+        return str(p)
+
+
+def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_tolerance: float = 0.02,
+            random_state: int = 0) -> SelectionModel:
+    """Train the selection model from benchmark logs, evaluate it, and save it.
+
+    Parameters
+    ----------
+    logs : str, os.PathLike or sequence of them
+        JSONL logs, globs (``"logs/*.jsonl"``) or folders.
+    out : str or os.PathLike, optional
+        Where to save the model (``.joblib``; the metadata goes next to it as ``.json``). Not saved
+        when None.
+    estimator : sklearn classifier, optional
+        Default: a seeded random forest (see :class:`SelectionModel`).
+    device : str, optional
+        Device name to train for (default: the one with most valid records).
+    label_tolerance : float, default 0.02
+        Configs within this fraction of a graph's best time are label ties (see module docstring).
+    random_state : int, default 0
+
+    Returns
+    -------
+    SelectionModel
+        Fitted on every graph, with ``label_configs_`` and ``metadata_`` (including the
+        leave-one-graph-out regret table under ``metadata_["cv"]``).
+
+    Raises
+    ------
+    FileNotFoundError
+        When a log does not exist.
+    ValueError
+        When the logs hold no usable graph.
+
+    Examples
+    --------
+    >>> m = retrain(["models/bfs_h100.jsonl"], out="models/bfs_h100.joblib")     # doctest: +SKIP
+    >>> m.metadata_["cv"]["regret"]["model"]["geomean"]                           # doctest: +SKIP
+    1.04
+    """
+    import sklearn
+
+    from . import __version__
+    from .logs import read_log
+
+    if not 0.0 <= label_tolerance < 1.0:
+        raise ValueError(f"label_tolerance must be in [0, 1), got {label_tolerance!r}")
+    files = _log_files(logs)
+    read = read_log(files)
+    ts = build_training_set(read.records, device=device)
+    cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state)
+    y = _labels(ts, range(ts.n_graphs), label_tolerance)
+    model = SelectionModel(estimator, ts.feature_names, random_state)
+    model.fit(ts.X, y, label_configs={c: ts.configs[c] for c in sorted(set(y))})
+    synthetic = any(r.origin.get("command") == "synthetic" for r in read.records)
+    if synthetic:
+        warnings.warn("these logs are SYNTHETIC (origin command 'synthetic'): the model is for tests and demos, "
+                      "never ship it", UserWarning, stacklevel=2)
+    counts: dict[str, int] = {}
+    for lab in y:
+        counts[lab] = counts.get(lab, 0) + 1
+    log_args = " ".join(_rel(f) for f in files)
+    out_text = _rel(Path(out)) if out is not None else DEFAULT_MODEL_RELPATH
+    model.metadata_ = {
+        "format": METADATA_FORMAT,
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "autotune_version": __version__, "sklearn_version": sklearn.__version__, "numpy_version": np.__version__,
+        "python": platform.python_version(),
+        "estimator": repr(model.estimator_), "random_state": random_state,
+        "estimator_class": f"{type(model.estimator_).__module__}.{type(model.estimator_).__qualname__}",
+        "estimator_params": _json_params(model.estimator_),
+        "feature_names": list(ts.feature_names),
+        "labels": sorted(counts), "label_counts": counts,
+        "label_configs": {c: ts.configs[c] for c in sorted(counts)},
+        "label_tolerance": label_tolerance,
+        "device": ts.device,
+        "logs": [{"path": _rel(f), "sha256": _sha256_file(f)} for f in files],
+        "logs_sha256": _logs_digest(files),
+        "n_records": ts.n_records, "n_unreadable_lines": read.n_unreadable, "n_graphs": ts.n_graphs,
+        "graphs": [{"name": g["name"], "fingerprint": g["fingerprint"], "spec": g["spec"], "label": lab,
+                    "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
+                   for i, (g, lab) in enumerate(zip(ts.graphs, y))],
+        "cv": cv,
+        "synthetic": synthetic,
+        "retrain_command": f"autotune retrain {log_args} --out {out_text}",
+    }
+    if out is not None:
+        save_model(model, out)
+    return model
+
+
+def _json_params(est) -> dict:
+    """The estimator's constructor parameters that JSON can hold (enough to rebuild it)."""
+    out = {}
+    for k, v in est.get_params(deep=False).items():
+        try:
+            json.dumps(v, allow_nan=False)
+        except (TypeError, ValueError):
+            continue
+        out[k] = v
+    return out
+
+
+def estimator_from_metadata(meta: Mapping[str, Any]):
+    """An unfitted estimator equal to the one a model's metadata describes (to retrain it identically).
+
+    Parameters
+    ----------
+    meta : mapping
+        A model's metadata (``estimator_class``, ``estimator_params``).
+
+    Returns
+    -------
+    sklearn estimator
+
+    Raises
+    ------
+    ValueError
+        When the metadata does not name an importable estimator class.
+    """
+    import importlib
+
+    path = meta.get("estimator_class")
+    if not path or "." not in path:
+        raise ValueError("the metadata has no 'estimator_class'")
+    module, _, name = path.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot import estimator {path!r}: {exc}") from exc
+    return cls(**meta.get("estimator_params", {}))
+
+
+def _logs_digest(files) -> str:
+    from .logs import logs_sha256
+
+    return logs_sha256(files)
+
+
+def metadata_path(model_path) -> Path:
+    """The JSON metadata file of a model file: same folder and stem, ``.json``."""
+    p = Path(model_path)
+    return p.with_suffix(".json")
+
+
+def save_model(model: SelectionModel, out) -> Path:
+    """Write *model* with joblib to *out* and its ``metadata_`` to the ``.json`` next to it.
+
+    Returns
+    -------
+    Path
+        The model file.
+    """
+    import joblib
+
+    out = Path(out).expanduser()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    joblib.dump(model, out, compress=3)
+    meta = getattr(model, "metadata_", {}) or {}
+    metadata_path(out).write_text(json.dumps(meta, indent=1, sort_keys=False, allow_nan=False) + "\n")
+    _load_cached.cache_clear()
+    return out
+
+
+def default_model_path() -> Path | None:
+    """The shipped model file, or None when absent.
+
+    Looked up in order: ``$AUTOTUNE_MODEL``, ``<package>/models/bfs_h100.joblib`` (installed
+    wheel), ``<repo>/models/bfs_h100.joblib`` (source checkout), then the ``autotune.models``
+    package location (editable installs), like :func:`autotune._kernels.kernel_dir`.
+    """
+    env = os.environ.get("AUTOTUNE_MODEL")
+    if env:
+        return Path(env).expanduser() if Path(env).expanduser().is_file() else None
+    name = Path(DEFAULT_MODEL_RELPATH).name
+    here = Path(__file__).resolve().parent
+    for cand in (here / "models" / name, here.parent / "models" / name):
+        if cand.is_file():
+            return cand
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("autotune.models")
+        if spec is not None and spec.submodule_search_locations:
+            for loc in spec.submodule_search_locations:
+                if (Path(loc) / name).is_file():
+                    return Path(loc) / name
+    except (ImportError, ValueError):
+        pass
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _load_cached(path: str, mtime_ns: int):
+    import joblib
+
+    model = joblib.load(path)
+    if not isinstance(model, SelectionModel):
+        raise TypeError(f"{path} does not hold an autotune SelectionModel (got {type(model).__name__})")
+    meta_file = metadata_path(path)
+    model.metadata_ = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+    return model
+
+
+def load_model(path=None, *, device_name: str | None = None, warn: bool = True) -> SelectionModel:
+    """Load a model saved by :func:`retrain` / :func:`save_model` (and its JSON metadata).
+
+    Warns (:class:`UserWarning`) when the model was trained with another scikit-learn version, or
+    for another GPU model than *device_name* (default: the current GPU when there is one), with the
+    ``autotune retrain ...`` command that rebuilds it from its logs. Loaded models are cached per
+    file (path and modification time).
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        Default :func:`default_model_path`.
+    device_name : str, optional
+        GPU model the predictions are for (default: the current GPU's name, no check without one).
+    warn : bool, default True
+
+    Returns
+    -------
+    SelectionModel
+
+    Raises
+    ------
+    FileNotFoundError
+        When there is no model file.
+    """
+    import sklearn
+
+    if path is None:
+        path = default_model_path()
+        if path is None:
+            raise FileNotFoundError(f"no selection model found ({DEFAULT_MODEL_RELPATH}); train one with "
+                                    f"'autotune retrain LOGS --out {DEFAULT_MODEL_RELPATH}'")
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"model file not found: {str(path)!r}")
+    mtime = path.stat().st_mtime_ns
+    meta_file = metadata_path(path)
+    mtime += meta_file.stat().st_mtime_ns if meta_file.is_file() else 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sklearn's own InconsistentVersionWarning: ours is clearer
+        model = _load_cached(str(path.resolve()), mtime)
+    meta = model.metadata_
+    if warn:
+        cmd = meta.get("retrain_command") or f"autotune retrain LOGS --out {path}"
+        if not meta:
+            warnings.warn(f"model {str(path)!r} has no metadata file ({metadata_path(path).name}); its versions and "
+                          f"device cannot be checked", UserWarning, stacklevel=2)
+        elif meta.get("sklearn_version") != sklearn.__version__:
+            warnings.warn(f"model {str(path)!r} was trained with scikit-learn {meta.get('sklearn_version')} but "
+                          f"{sklearn.__version__} is installed; predictions may differ or fail. Retrain it with: "
+                          f"{cmd}", UserWarning, stacklevel=2)
+        if device_name is None:
+            from ._backend import gpu_available
+
+            if gpu_available():
+                from ._backend import device_properties
+
+                device_name = device_properties()["name"]
+        trained_for = (meta.get("device") or {}).get("name")
+        if device_name is not None and trained_for is not None and trained_for != device_name:
+            warnings.warn(f"model {str(path)!r} was trained on {trained_for!r} but this GPU is {device_name!r}; its "
+                          f"choices may not be the fastest here. Sweep this GPU and retrain: 'autotune sweep --corpus "
+                          f"models/corpus.txt --out logs/this_gpu.jsonl' then 'autotune retrain logs/this_gpu.jsonl "
+                          f"--out models/this_gpu.joblib' (the shipped one was built with: {cmd})",
+                          UserWarning, stacklevel=2)
+    return model

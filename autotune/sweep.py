@@ -1,0 +1,477 @@
+"""Sweeps: measure a set of configs on many graphs and append every result to a benchmark log.
+
+``sweep(graphs, configs="portfolio", out="logs/corpus.jsonl")`` loads each graph (a path, a generator
+spec, a ``shared:NAME`` entry or a :class:`~autotune.graph.CSRGraph`), profiles it once, then for
+every config builds a runner (``runner_factory(graph, config)``, default
+:class:`~autotune.measure.GPURunner`) and times it with the shared harness
+(:func:`autotune.measure.measure`, ``validate=True``) on the same seeded sources. Each result is
+one line of the log (:mod:`autotune.logs`), written as soon as it is measured; an invalid result
+(a failing traversal or one that fails validation against the CPU reference) is logged with
+``valid: false`` and its error. A sweep is resumable: a graph fingerprint × config_id × device
+name already in the log is skipped.
+
+Config sets
+-----------
+``"grid"``
+    Every valid config of this release (:func:`autotune.config.all_configs`).
+``"portfolio"``
+    A small, diverse subset derived from the config table (:func:`portfolio`): for every
+    load-balancing technique, its default config and every *one-knob change* of it (each other
+    field set to each of its allowed values, the rest at their defaults), e.g. for
+    ``vertex_mapped``: every static virtual warp size and every dynamic minimum, every block size,
+    ``push_pull`` with its default switch rule, each small-frontier mode and limit. A few dozen
+    configs where the grid holds thousands; new techniques and knobs join automatically.
+
+Graph lists and corpus files
+----------------------------
+A corpus file lists one graph per line (a path, a generator spec or ``shared:NAME``); ``#`` starts a
+comment (whole line, or after whitespace). ``shared:NAME`` (``NAME`` may be a glob such as
+``shared:*.mtx.gz``) names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS``,
+``<repo>/.graphs`` or ``<repo>/../shared/graphs`` (first that exists).
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from .config import TraversalConfig, _FIELDS, all_configs
+from .logs import LogRecord, LogWriter, make_record, read_log
+
+__all__ = [
+    "sweep", "SweepResult", "portfolio", "resolve_configs", "read_corpus", "resolve_graph_entry",
+    "shared_graphs_dirs", "host_device", "ValidatedGPURunner", "default_corpus_path",
+]
+
+#: ``graph.spec`` prefix naming a file of the shared real-graph set.
+SHARED_PREFIX = "shared:"
+
+_REPO = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------------------------------ configs
+def portfolio() -> tuple[TraversalConfig, ...]:
+    """A small diverse config set: each technique's default and its one-knob variations.
+
+    For every value ``t`` of ``load_balance``: ``base = TraversalConfig(load_balance=t)`` (every
+    other field at its default), plus ``base.with_(field=value)`` for every other field of the
+    table that applies to ``t`` and every allowed value of it. Derived from
+    :data:`autotune.config._FIELDS`, so new techniques and knobs are included without code
+    changes.
+
+    Returns
+    -------
+    tuple of TraversalConfig
+        Distinct configs in a stable order (technique, then field, then value order of the table).
+    """
+    techniques = _FIELDS["load_balance"].allowed
+    out: dict[str, TraversalConfig] = {}
+    for t in techniques:
+        base = TraversalConfig(load_balance=t)
+        out.setdefault(base.config_id, base)
+        for name, spec in _FIELDS.items():
+            if name == "load_balance":
+                continue
+            for value in spec.allowed:
+                try:
+                    cfg = base.with_(**{name: value})
+                except ValueError:  # the field does not apply to this technique
+                    continue
+                out.setdefault(cfg.config_id, cfg)
+    return tuple(out.values())
+
+
+def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
+    """Config set from ``"portfolio"``, ``"grid"``, or an iterable of configs / dicts / JSON files.
+
+    Parameters
+    ----------
+    configs : {'portfolio', 'grid'} or iterable of (TraversalConfig, dict, str path)
+
+    Returns
+    -------
+    tuple of TraversalConfig
+        Duplicates removed (by ``config_id``), order kept.
+
+    Raises
+    ------
+    ValueError
+        On an unknown set name or an invalid config.
+    """
+    if isinstance(configs, str):
+        if configs == "portfolio":
+            return portfolio()
+        if configs == "grid":
+            return all_configs()
+        raise ValueError(f"unknown config set {configs!r}; expected 'portfolio', 'grid' or a list of configs")
+    out: dict[str, TraversalConfig] = {}
+    for c in configs:
+        if isinstance(c, TraversalConfig):
+            cfg = c
+        elif isinstance(c, dict):
+            cfg = TraversalConfig.from_dict(c)
+        elif isinstance(c, (str, os.PathLike)):
+            cfg = TraversalConfig.from_json(Path(c).read_text())
+        else:
+            raise ValueError(f"cannot read a config from a {type(c).__name__}")
+        out.setdefault(cfg.config_id, cfg)
+    if not out:
+        raise ValueError("no configs to measure")
+    return tuple(out.values())
+
+
+# ------------------------------------------------------------------------------------ graphs
+def shared_graphs_dirs() -> list[Path]:
+    """Where ``shared:`` entries are looked up, in order: ``$AUTOTUNE_SHARED_GRAPHS``,
+    ``<repo>/.graphs``, ``<repo>/../shared/graphs`` (only folders that exist)."""
+    cands = [os.environ.get("AUTOTUNE_SHARED_GRAPHS"), _REPO / ".graphs", _REPO.parent / "shared" / "graphs"]
+    return [Path(c) for c in cands if c and Path(c).is_dir()]
+
+
+def resolve_graph_entry(entry: str) -> list[str]:
+    """Paths or specs a graph entry stands for (``shared:`` entries resolved, globs expanded).
+
+    Parameters
+    ----------
+    entry : str
+        A path, a generator spec, or ``shared:NAME`` (``NAME`` a file name or glob in the shared
+        graph folder).
+
+    Returns
+    -------
+    list of str
+        One item, except for a ``shared:`` glob (every match, sorted).
+
+    Raises
+    ------
+    FileNotFoundError
+        When a ``shared:`` entry matches nothing, naming the folders searched.
+    """
+    entry = entry.strip()
+    if not entry.startswith(SHARED_PREFIX):
+        return [entry]
+    name = entry[len(SHARED_PREFIX):].strip()
+    dirs = shared_graphs_dirs()
+    for d in dirs:
+        hits = sorted(str(p) for p in d.iterdir() if p.is_file() and fnmatch.fnmatch(p.name, name)
+                      and not p.name.endswith(".tsv"))
+        if hits:
+            return hits
+    where = ", ".join(str(d) for d in dirs) or "none of them exists"
+    raise FileNotFoundError(f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS, <repo>/.graphs "
+                            f"and <repo>/../shared/graphs ({where})")
+
+
+def read_corpus(path) -> list[str]:
+    """The graph entries of a corpus file (one per line; ``#`` comments and blank lines skipped).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    list of str
+        Entries as written (``shared:`` entries are resolved later, by :func:`resolve_graph_entry`).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist.
+    ValueError
+        When it lists no graph.
+    """
+    out = []
+    for line in Path(path).read_text().splitlines():
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        for marker in (" #", "\t#"):
+            if marker in text:
+                text = text[: text.index(marker)].rstrip()
+        out.append(text)
+    if not out:
+        raise ValueError(f"corpus file {str(path)!r} lists no graph")
+    return out
+
+
+def default_corpus_path() -> Path:
+    """The committed training corpus: ``autotune/models/corpus.txt`` in an installed wheel, else
+    ``models/corpus.txt`` of the source checkout."""
+    here = Path(__file__).resolve().parent / "models" / "corpus.txt"
+    return here if here.is_file() else _REPO / "models" / "corpus.txt"
+
+
+def _graph_items(graphs, corpus) -> list:
+    items: list = []
+    if graphs is not None:
+        if isinstance(graphs, (str, os.PathLike)) or not isinstance(graphs, Iterable):
+            graphs = [graphs]
+        items.extend(graphs)
+    if corpus is not None:
+        items.extend(read_corpus(corpus))
+    out: list = []
+    for it in items:
+        if isinstance(it, os.PathLike):
+            it = os.fspath(it)
+        out.extend(resolve_graph_entry(it) if isinstance(it, str) else [it])
+    if not out:
+        raise ValueError("no graphs to sweep: give graph paths/specs or a corpus file")
+    return out
+
+
+# ------------------------------------------------------------------------------------ runners
+class ValidatedGPURunner:
+    """Factory of :class:`~autotune.measure.GPURunner` s that share the CPU reference per source.
+
+    The harness validates every timed traversal (``measure(..., validate=True)``) against the CPU
+    reference distances. A sweep measures many configs on the same sources, so the reference BFS
+    of each source is computed once per graph and reused (``validate_bfs(...,
+    reference_distances=...)``) instead of once per config.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+    validate_sources : int, optional
+        Validate only the first *k* timed sources of every config (all when None).
+    """
+
+    def __init__(self, graph, validate_sources: int | None = None):
+        self.graph = graph
+        self.validate_sources = validate_sources
+        self._ref: dict[int, np.ndarray] = {}
+
+    def reference(self, source: int) -> np.ndarray:
+        """CPU reference distances from *source* (computed once)."""
+        if source not in self._ref:
+            from .reference import bfs_reference
+
+            self._ref[source] = bfs_reference(self.graph, source)[0]
+        return self._ref[source]
+
+    def __call__(self, graph, config):
+        from .measure import GPURunner
+
+        outer = self
+
+        class _Runner(GPURunner):
+            _checked = 0
+
+            def check(self, source: int) -> None:
+                if outer.validate_sources is not None and self._checked >= outer.validate_sources:
+                    return
+                from .reference import validate_bfs
+
+                self._checked += 1
+                validate_bfs(self.graph, source, self.engine.distances, self.engine.predecessors,
+                             reference_distances=outer.reference(int(source)))
+
+        return _Runner(graph, config)
+
+
+def host_device() -> dict:
+    """A ``device`` dict for records measured without a GPU (fake/replay runners in tests)."""
+    return {"name": f"CPU ({platform.machine() or 'unknown'})", "cc": None}
+
+
+def _default_device(runner_factory) -> dict:
+    from ._backend import device_properties, gpu_available, require_gpu
+
+    if gpu_available():
+        return device_properties()
+    if runner_factory is None:
+        require_gpu("autotune sweep")
+    return host_device()
+
+
+# ------------------------------------------------------------------------------------ sweep
+@dataclass
+class SweepResult:
+    """Outcome of :func:`sweep`.
+
+    Attributes
+    ----------
+    out : str
+        The log file.
+    records : list of LogRecord
+        Records written by this call, in order.
+    n_skipped : int
+        Graph × config pairs already in the log for this device (not measured again).
+    n_invalid : int
+        Records of this call with ``valid: false``.
+    graphs : list of dict
+        ``name``, ``fingerprint``, ``spec``, ``n_vertices``, ``n_edges`` per graph swept.
+    """
+
+    out: str
+    records: list = field(default_factory=list)
+    n_skipped: int = 0
+    n_invalid: int = 0
+    graphs: list = field(default_factory=list)
+
+    @property
+    def n_measured(self) -> int:
+        """Records written by this call."""
+        return len(self.records)
+
+
+def _load(item, undirected: bool):
+    from .graph import CSRGraph, load_graph
+
+    if isinstance(item, CSRGraph):
+        return item
+    return load_graph(item, directed=False if undirected else None)
+
+
+def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources: int = 16, seed: int = 0,
+          progress: bool = True, runner_factory: Callable | None = None, corpus=None, device: dict | None = None,
+          validate_sources: int | None = None, retry_invalid: bool = False, undirected: bool = False,
+          profile_sources: int = 8) -> SweepResult:
+    """Measure every config on every graph and append the results to a benchmark log.
+
+    Parameters
+    ----------
+    graphs : str, CSRGraph or sequence of them, optional
+        Graph files, generator specs (``kron:scale=20``), ``shared:NAME`` entries or graphs.
+    configs : {'portfolio', 'grid'} or sequence of TraversalConfig/dict/path, default 'portfolio'
+        See the module docstring (:func:`portfolio`, :func:`autotune.config.all_configs`).
+    out : str or os.PathLike
+        JSONL log, appended to (created with its folders when missing).
+    n_sources : int, default 16
+        Sources per measurement (vertices with out-degree > 0, drawn with *seed*).
+    seed : int, default 0
+        Seed of the sources.
+    progress : bool, default True
+        Show a progress bar (rich) over graph × config.
+    runner_factory : callable ``(graph, config) -> Runner``, optional
+        Builds what is timed; default :class:`ValidatedGPURunner` (GPU, validation reference shared
+        across configs). Tests inject fake runners.
+    corpus : str or os.PathLike, optional
+        A corpus file whose graphs are swept after *graphs* (:func:`read_corpus`).
+    device : dict, optional
+        The ``device`` logged and used for resuming (default
+        :func:`autotune._backend.device_properties`; :func:`host_device` without a GPU when a
+        *runner_factory* is given).
+    validate_sources : int, optional
+        With the default runner: validate only the first *k* timed sources of each config (every
+        source when None). Injected runners validate through their own ``check``.
+    retry_invalid : bool, default False
+        Measure again graph × config pairs logged ``valid: false`` (otherwise they count as done).
+    undirected : bool, default False
+        Symmetrize directed inputs (``load_graph(..., directed=False)``).
+    profile_sources : int, default 8
+        BFS sources of the profile (:func:`autotune.features.profile`); keep the default so that the
+        logged features match what :func:`autotune.tune` computes.
+
+    Returns
+    -------
+    SweepResult
+
+    Raises
+    ------
+    GPUUnavailableError
+        Without a GPU and without a *runner_factory*.
+    ValueError
+        On an unknown config set or an empty graph list.
+    FileNotFoundError
+        On a missing graph file or ``shared:`` graph.
+    """
+    from .features import profile
+    from .measure import measure, select_sources
+
+    cfgs = resolve_configs(configs)
+    items = _graph_items(graphs, corpus)
+    device = dict(device) if device is not None else _default_device(runner_factory)
+    out_path = Path(out).expanduser()
+    done: dict[tuple, bool] = {}
+    if out_path.exists() and out_path.stat().st_size:
+        for r in read_log(out_path).records:
+            done[r.key] = done.get(r.key, False) or r.valid
+    result = SweepResult(out=str(out_path))
+    dev_name = device["name"]
+
+    bar = _Progress(progress, total=len(items) * len(cfgs))
+    with LogWriter(out_path) as writer, bar:
+        for item in items:
+            label = item if isinstance(item, str) else getattr(item, "name", "graph")
+            bar.describe(f"loading {label}")
+            g = _load(item, undirected)
+            fp = g.fingerprint
+            todo = [c for c in cfgs if (fp, c.config_id, dev_name) not in done
+                    or (retry_invalid and not done[(fp, c.config_id, dev_name)])]
+            result.n_skipped += len(cfgs) - len(todo)
+            result.graphs.append({"name": g.name, "fingerprint": fp, "spec": g.spec or label,
+                                  "n_vertices": g.n_vertices, "n_edges": g.n_edges})
+            bar.advance(len(cfgs) - len(todo))
+            if not todo:
+                continue
+            bar.describe(f"profiling {g.name}")
+            feats = profile(g, n_sources=profile_sources, seed=0)
+            sources = select_sources(g, n_sources, seed)
+            factory = runner_factory or ValidatedGPURunner(g, validate_sources)
+            for cfg in todo:
+                bar.describe(f"{g.name}: {cfg.label}")
+                try:
+                    runner = factory(g, cfg)
+                except Exception as exc:  # a config that cannot even be built is an invalid result
+                    from .measure import Measurement
+
+                    m = Measurement(cfg.label, [int(s) for s in sources], [], [], [], "none", valid=False,
+                                    error=f"{exc.__class__.__name__}: {exc}")
+                else:
+                    m = measure(runner, sources, validate=True)
+                rec = make_record(g, feats, cfg, m, device, {"command": "sweep"}, n_sources=n_sources, seed=seed,
+                                  spec=g.spec or label)
+                writer.write(rec)
+                done[rec.key] = rec.valid
+                result.records.append(rec)
+                result.n_invalid += 0 if rec.valid else 1
+                bar.advance(1)
+            g._cache.pop("engine", None)  # free the device buffers before the next graph
+    return result
+
+
+class _Progress:
+    """A rich progress bar (or nothing when disabled)."""
+
+    def __init__(self, enabled: bool, total: int, description: str = "sweep"):
+        self.enabled = bool(enabled)
+        self.total = total
+        self._p = None
+        self._task = None
+        self._desc = description
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._p = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                               TimeElapsedColumn(), transient=False)
+            self._p.__enter__()
+            self._task = self._p.add_task(self._desc, total=self.total)
+        return self
+
+    def __exit__(self, *exc):
+        if self._p is not None:
+            self._p.__exit__(*exc)
+
+    def describe(self, text: str) -> None:
+        if self._p is not None:
+            self._p.update(self._task, description=text[:70])
+
+    def advance(self, n: int = 1) -> None:
+        if self._p is not None and n:
+            self._p.advance(self._task, n)
+
+
+def records_by_key(records: Sequence[LogRecord]) -> dict:
+    """``{(fingerprint, config_id, device name): [records]}`` (helper for analyses)."""
+    out: dict = {}
+    for r in records:
+        out.setdefault(r.key, []).append(r)
+    return out

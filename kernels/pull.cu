@@ -1,0 +1,48 @@
+// pull.cu -- bottom-up (pull) levels of direction-optimizing BFS (direction = "push_pull").
+//
+// Liu & Huang, "Enterprise: Breadth-First Graph Traversal on GPUs" (SC'15), sections 2.1 and 4.3,
+// after Beamer et al.'s direction-optimizing BFS: instead of expanding the frontier, every
+// unvisited vertex scans its in-edges and stops at the first parent found in the frontier. The
+// frontier is read as a status array: `distances[u] == L` marks exactly the vertices of the
+// frontier of level L (no separate bitmap to build or convert). Each thread owns one vertex, so
+// the claim needs no atomic; the discovered vertices are appended with warp-aggregated atomics to
+// the ordinary frontier queue (with degree prefix-sums when WITH_PREFIX), so the traversal can
+// switch back to push at any level without a bitmap -> queue conversion kernel. For directed graphs
+// in-edges come from the transposed CSR, built once by the engine.
+#include "bfs_common.cuh"
+
+template <int BLOCK, bool WITH_PREFIX>
+__global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
+    int L, fsize, degsum;
+    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
+    const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm);
+    const int n = prm->n_vertices;
+    const int lane = (int)at_lane_id();
+    const int warp_global = (int)((blockIdx.x * BLOCK + threadIdx.x) >> 5);
+    const int n_warps = (int)((gridDim.x * BLOCK) >> 5);
+    for (int base = warp_global * 32; base < n; base += n_warps * 32) {  // warp-uniform loop
+        const vid_t v = base + lane;
+        bool claim = false;
+        int deg = 0, rs = 0;
+        if (v < n && distances[v] == -1) {
+            const int b = pull_offsets[v], e = pull_offsets[v + 1];
+            vid_t parent = -1;
+            for (int k = b; k < e; ++k) {
+                const vid_t u = pull_indices[k];
+                if (distances[u] == L) {
+                    parent = u;
+                    break;
+                }
+            }
+            if (parent >= 0) {
+                claim = true;
+                distances[v] = L + 1;
+                predecessors[v] = parent;
+                rs = row_offsets[v];
+                deg = row_offsets[v + 1] - rs;
+            }
+        }
+        at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
+    }
+    at_multi_block_finish(st, L, fsize, degsum, AT_PATH_PULL, 0, level_sizes, level_info, level_time);
+}

@@ -1,0 +1,278 @@
+"""Selection model: sklearn contract, labels, leave-one-graph-out regret, persistence, warnings (CPU).
+
+The logs used here are SYNTHETIC (autotune._synthetic: a cost model, not measurements) except in
+the test of the committed model, which retrains from the GPU logs under models/.
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autotune._synthetic import SYNTHETIC_DEVICE, synthetic_records, write_synthetic_log
+from autotune.config import TraversalConfig
+from autotune.features import FEATURE_NAMES
+from autotune.logs import LogRecord, LogWriter
+from autotune.model import (
+    SelectionModel, TrainingSet, _labels, build_training_set, default_model_path, estimator_from_metadata, evaluate,
+    load_model, metadata_path, regret_rows, retrain,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _fast_estimator():
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=25, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def syn_log(tmp_path_factory):
+    return write_synthetic_log(tmp_path_factory.mktemp("syn") / "syn.jsonl", n_graphs=30, seed=1)
+
+
+@pytest.fixture(scope="module")
+def trained(syn_log, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model") / "m.joblib"
+    with pytest.warns(UserWarning, match="SYNTHETIC"):
+        model = retrain(syn_log, out=out, estimator=_fast_estimator())
+    return model, out
+
+
+# ------------------------------------------------------------------------------ estimator
+def test_sklearn_contract():
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+
+    m = SelectionModel(random_state=3)
+    assert m.get_params()["random_state"] == 3 and clone(m).get_params() == m.get_params()
+    with pytest.raises(NotFittedError):
+        m.predict(np.zeros((1, len(FEATURE_NAMES))))
+    rng = np.random.default_rng(0)
+    X = rng.random((12, len(FEATURE_NAMES)))
+    y = np.where(X[:, 0] > 0.5, "c-aaaaaaaaaaaa", "c-bbbbbbbbbbbb")
+    assert m.fit(X, y) is m
+    assert set(m.classes_) == set(y) and m.n_features_in_ == len(FEATURE_NAMES)
+    assert list(m.feature_names_in_) == list(FEATURE_NAMES)
+    assert m.predict(X).shape == (12,) and m.predict(X).dtype.kind == "U"
+    assert (m.predict(X) == y).mean() > 0.9 and m.score(X, y) > 0.9
+    assert m.predict_proba(X).shape == (12, 2)
+    with pytest.raises(ValueError, match="features"):
+        m.predict(X[:, :3])
+    with pytest.raises(ValueError, match="non-finite"):
+        SelectionModel().fit(np.full((2, len(FEATURE_NAMES)), np.nan), ["a", "b"])
+    with pytest.raises(ValueError, match="label"):
+        m.predict_config({k: 1.0 for k in FEATURE_NAMES})  # no label_configs given
+
+
+def test_predict_config_from_features(trained):
+    model, _ = trained
+    rec = synthetic_records(1, seed=7)[0]
+    cfg = model.predict_config(rec.features)
+    assert isinstance(cfg, TraversalConfig) and cfg.config_id in model.classes_
+
+
+# ------------------------------------------------------------------------------ labels and regret by hand
+def _ts(times, invalid=None):
+    """A TrainingSet of len(times) graphs with the given {config_id: ms} and made-up features."""
+    n = len(times)
+    return TrainingSet(X=np.arange(n * len(FEATURE_NAMES), dtype=float).reshape(n, -1),
+                       graphs=[{"name": f"g{i}", "fingerprint": f"sha256:{i}", "spec": None,
+                                "features": synthetic_records(1, seed=i)[0].features} for i in range(n)],
+                       times=times, invalid=invalid or [set() for _ in range(n)],
+                       configs={}, device=dict(SYNTHETIC_DEVICE), feature_names=FEATURE_NAMES)
+
+
+def test_labels_resolve_near_ties_toward_common_configs():
+    ts = _ts([{"c-a": 1.00, "c-b": 1.01, "c-c": 2.0},
+              {"c-a": 3.0, "c-b": 1.00, "c-c": 1.015},
+              {"c-a": 1.5, "c-b": 1.0, "c-c": 1.5}])
+    # within 2 %: graph 0 {a, b}, graph 1 {b, c}, graph 2 {b}; b is near-best everywhere
+    assert _labels(ts, [0, 1, 2], 0.02) == ["c-b", "c-b", "c-b"]
+    assert _labels(ts, [0, 1, 2], 0.0) == ["c-a", "c-b", "c-b"]  # no tolerance: plain fastest
+    assert _labels(ts, [0, 1], 0.02) == ["c-b", "c-b"]
+    assert _labels(ts, [0], 0.02) == ["c-a"]  # a tie of equal popularity goes to the fastest
+
+
+def test_regret_measured_unmeasured_invalid():
+    ts = _ts([{"c-a": 2.0, "c-b": 4.0}], invalid=[{"c-x"}])
+    assert ts.best(0) == ("c-a", 2.0)
+    assert ts.regret(0, "c-b") == (2.0, "measured")
+    assert ts.regret(0, "c-y") == (2.0, "unmeasured")  # pessimistic: the slowest measured
+    r, how = ts.regret(0, "c-x")
+    assert math.isinf(r) and how == "invalid"
+
+
+def test_leave_one_graph_out_baselines_by_hand():
+    # c-fast is best everywhere except graph 3; best-fixed on graph 3's folds is c-fast
+    times = [{"c-fast": 1.0, "c-slow": 2.0}] * 3 + [{"c-fast": 3.0, "c-slow": 1.0}]
+    cv = evaluate(_ts(times), _fast_estimator(), label_tolerance=0.0)
+    rows = {r["method"]: r for r in regret_rows(cv)}
+    bf = [g["best_fixed"] for g in cv["per_graph"]]
+    assert [b["config_id"] for b in bf] == ["c-fast"] * 4
+    assert [b["regret"] for b in bf] == [1.0, 1.0, 1.0, 3.0]
+    assert rows["best_fixed"]["geomean"] == pytest.approx(3 ** 0.25)
+    assert rows["best_fixed"]["worst"] == 3.0 and rows["best_fixed"]["within_5pct"] == 0.75
+    # random: expected regret = mean over configs
+    assert [g["random"]["regret"] for g in cv["per_graph"]] == [1.5, 1.5, 1.5, 2.0]
+    assert rows["random"]["within_5pct"] == pytest.approx(0.5)
+    # Table-2 configs were not measured on these graphs: pessimistic regret, counted as such
+    assert all(g["table2"]["how"] == "unmeasured" for g in cv["per_graph"])
+    assert set(rows) == {"model", "best_fixed", "table2", "random"}
+
+
+def test_single_graph_has_no_cv():
+    cv = evaluate(_ts([{"c-a": 1.0, "c-b": 2.0}]))
+    assert cv["regret"]["model"] is None and cv["regret"]["random"]["geomean"] == pytest.approx(1.5)
+
+
+# ------------------------------------------------------------------------------ retrain / persist
+def test_retrain_metadata(trained, syn_log):
+    model, out = trained
+    meta = json.loads(metadata_path(out).read_text())
+    assert meta == model.metadata_
+    assert meta["feature_names"] == list(FEATURE_NAMES)
+    assert meta["n_graphs"] == 30 and meta["device"]["name"] == SYNTHETIC_DEVICE["name"] and meta["synthetic"]
+    assert set(meta["labels"]) == set(model.classes_) == set(meta["label_configs"])
+    for cid, d in meta["label_configs"].items():
+        assert TraversalConfig.from_dict(d).config_id == cid
+    import sklearn
+
+    assert meta["sklearn_version"] == sklearn.__version__
+    assert meta["logs"][0]["sha256"].startswith("sha256:") and meta["logs_sha256"].startswith("sha256:")
+    assert meta["retrain_command"].startswith("autotune retrain ") and "--out" in meta["retrain_command"]
+    reg = meta["cv"]["regret"]
+    assert set(reg) == {"model", "best_fixed", "table2", "random"}
+    for r in reg.values():
+        assert r["geomean"] >= 1.0 and r["worst"] >= r["geomean"] and 0 <= r["within_5pct"] <= 1
+    # on the cost model, the learned selection clearly beats a fixed config and a random pick
+    assert reg["model"]["geomean"] < reg["best_fixed"]["geomean"] < reg["random"]["geomean"]
+
+
+def test_retrain_reproduces_cv_regret(trained, syn_log):
+    model, _ = trained
+    est = estimator_from_metadata(model.metadata_)
+    assert est.get_params() == _fast_estimator().get_params()
+    with pytest.warns(UserWarning, match="SYNTHETIC"):
+        again = retrain(syn_log, estimator=est, label_tolerance=model.metadata_["label_tolerance"])
+    assert again.metadata_["cv"] == model.metadata_["cv"]
+    assert again.metadata_["logs_sha256"] == model.metadata_["logs_sha256"]
+
+
+def test_load_model_round_trip(trained):
+    model, out = trained
+    loaded = load_model(out, device_name=SYNTHETIC_DEVICE["name"])
+    X = np.vstack([r.graph and _vec(r) for r in synthetic_records(5, seed=11)[::27]])
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.metadata_["cv"] == model.metadata_["cv"]
+
+
+def _vec(rec: LogRecord):
+    from autotune.model import _feature_vector
+
+    return _feature_vector(rec.features, FEATURE_NAMES)
+
+
+def test_version_and_device_mismatch_warn_with_retrain_command(trained, tmp_path):
+    model, out = trained
+    import shutil
+
+    copy = tmp_path / "old.joblib"
+    shutil.copy(out, copy)
+    meta = json.loads(metadata_path(out).read_text())
+    meta["sklearn_version"] = "0.0.1"
+    metadata_path(copy).write_text(json.dumps(meta))
+    with pytest.warns(UserWarning, match=r"scikit-learn 0\.0\.1.*Retrain it with: autotune retrain .*--out"):
+        load_model(copy, device_name=SYNTHETIC_DEVICE["name"])
+    with pytest.warns(UserWarning, match=r"trained on 'SYNTHETIC.*NVIDIA H200.*autotune retrain"):
+        load_model(out, device_name="NVIDIA H200")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_model(out, device_name=SYNTHETIC_DEVICE["name"])  # same versions, same device: silent
+    metadata_path(copy).unlink()
+    with pytest.warns(UserWarning, match="no metadata"):
+        load_model(copy, device_name="x")
+    with pytest.raises(FileNotFoundError):
+        load_model(tmp_path / "missing.joblib")
+
+
+def test_retrain_reports_unreadable_lines_and_devices(tmp_path):
+    recs = synthetic_records(6, seed=2)
+    path = tmp_path / "mixed.jsonl"
+    with LogWriter(path, fsync=False) as w:
+        for r in recs:
+            w.write(r)
+        other = recs[0].to_dict()
+        other["device"] = {"name": "OTHER"}
+        w.write(other)
+    with open(path, "a") as fh:
+        fh.write("{broken\n")
+    with pytest.warns(UserWarning) as caught:
+        m = retrain(path, estimator=_fast_estimator())
+    msgs = " | ".join(str(w.message) for w in caught)
+    assert "1 unreadable line" in msgs and "several devices" in msgs
+    assert m.metadata_["n_unreadable_lines"] == 1 and m.metadata_["device"]["name"] == SYNTHETIC_DEVICE["name"]
+    with pytest.raises(ValueError, match="no record for device"):
+        build_training_set(recs, device="NOPE")
+
+
+def test_default_model_path(tmp_path, monkeypatch):
+    f = tmp_path / "m.joblib"
+    monkeypatch.setenv("AUTOTUNE_MODEL", str(f))
+    assert default_model_path() is None
+    f.write_bytes(b"x")
+    assert default_model_path() == f
+    monkeypatch.delenv("AUTOTUNE_MODEL")
+    shipped = REPO / "models" / "bfs_h100.joblib"
+    assert default_model_path() == (shipped if shipped.is_file() else None)
+
+
+def test_cli_retrain_table_and_json(syn_log, tmp_path, capsys, monkeypatch):
+    from autotune.cli_tuning import main
+
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "cli.joblib"
+    assert main(["retrain", str(syn_log), "--out", str(out), "--n-estimators", "20"]) == 0
+    cap = capsys.readouterr()
+    assert "leave-one-graph-out regret" in cap.out and "Table-2 rules" in cap.out and "random pick" in cap.out
+    assert "SYNTHETIC" in cap.err and out.is_file() and metadata_path(out).is_file()
+    assert main(["retrain", str(syn_log), "--json", "--estimator", "extra_trees", "--n-estimators", "20"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["cv"]) == {"model", "best_fixed", "table2", "random"} and data["n_graphs"] == 30
+    assert main(["retrain", str(tmp_path / "missing.jsonl")]) == 2
+
+
+# ------------------------------------------------------------------------------ the shipped model
+SHIPPED_META = REPO / "models" / "bfs_h100.json"
+SHIPPED_LOG = REPO / "models" / "bfs_h100.jsonl"
+
+
+@pytest.mark.skipif(not SHIPPED_META.is_file() and not SHIPPED_LOG.is_file(),
+                    reason="no shipped model yet: models/bfs_h100.{jsonl,json} come from the GPU sweep")
+def test_shipped_model_cv_regret_reproduces_from_committed_logs():
+    """Retraining from the committed logs reproduces the shipped metadata's leave-one-graph-out regret."""
+    assert SHIPPED_META.is_file(), "models/bfs_h100.jsonl is committed but not the model metadata bfs_h100.json"
+    meta = json.loads(SHIPPED_META.read_text())
+    logs = [REPO / entry["path"] for entry in meta["logs"]]
+    missing = [str(p) for p in logs if not p.is_file()]
+    assert not missing, f"the shipped model's logs are not committed: {missing}"
+    for p, entry in zip(logs, meta["logs"]):
+        from autotune.model import _sha256_file
+
+        assert _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained: retrain it"
+    est = estimator_from_metadata(meta)
+    m = retrain(logs, estimator=est, label_tolerance=meta["label_tolerance"], random_state=meta["random_state"],
+                device=meta["device"]["name"])
+    assert not meta["synthetic"]
+    got, want = m.metadata_["cv"]["regret"], meta["cv"]["regret"]
+    assert set(got) == set(want)
+    for method in want:
+        for k in ("geomean", "worst", "within_5pct", "n_graphs", "n_invalid"):
+            a, b = got[method][k], want[method][k]
+            assert (a is None and b is None) or a == pytest.approx(b, rel=1e-9), (method, k, a, b)

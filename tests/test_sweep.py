@@ -1,0 +1,285 @@
+"""Sweeps (CPU, replayed timings): config sets, corpus files, shared graphs, resumability, validation."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autotune._backend import gpu_available
+from autotune.config import TraversalConfig, _FIELDS, all_configs
+from autotune.errors import GPUUnavailableError
+from autotune.logs import read_log
+from autotune.sweep import (
+    portfolio, read_corpus, resolve_configs, resolve_graph_entry, shared_graphs_dirs, sweep,
+)
+
+from ._tuning_helpers import FAKE_DEVICE, install_clock, replay_factory, small_graph
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ------------------------------------------------------------------------------ config sets
+def test_portfolio_is_small_valid_and_covers_every_knob_value():
+    p = portfolio()
+    ids = [c.config_id for c in p]
+    assert len(set(ids)) == len(ids)
+    assert 2 * len(_FIELDS["load_balance"].allowed) <= len(p) <= len(all_configs()) // 4
+    for lb in _FIELDS["load_balance"].allowed:
+        assert TraversalConfig(load_balance=lb) in p  # each technique's default
+    # every allowed value of every field that applies to a technique's default shows up
+    for lb in _FIELDS["load_balance"].allowed:
+        base = TraversalConfig(load_balance=lb)
+        for name, spec in _FIELDS.items():
+            if name == "load_balance" or getattr(base, name) is None:
+                continue
+            for v in spec.allowed:
+                assert any(c.load_balance == lb and getattr(c, name) == v for c in p), (lb, name, v)
+    # and each portfolio config is one knob away from its technique's default
+    for c in p:
+        base = TraversalConfig(load_balance=c.load_balance)
+        diff = [k for k, v in c.to_dict().items() if v is not None and getattr(base, k) is not None
+                and getattr(base, k) != v]
+        assert len(diff) <= 1, (c.label, diff)
+
+
+def test_resolve_configs():
+    assert resolve_configs("grid") == all_configs()
+    assert resolve_configs("portfolio") == portfolio()
+    a, b = TraversalConfig(), TraversalConfig(load_balance="binary_search")
+    assert resolve_configs([a, b.to_dict(), a]) == (a, b)
+    with pytest.raises(ValueError, match="unknown config set"):
+        resolve_configs("everything")
+    with pytest.raises(ValueError, match="no configs"):
+        resolve_configs([])
+
+
+# ------------------------------------------------------------------------------ corpus / shared
+def test_read_corpus_comments_and_blanks(tmp_path):
+    f = tmp_path / "c.txt"
+    f.write_text("# header\n\nkron:scale=10   # small\n  grid:rows=5,cols=5\n#gone\nshared:x.mtx.gz\n")
+    assert read_corpus(f) == ["kron:scale=10", "grid:rows=5,cols=5", "shared:x.mtx.gz"]
+    (tmp_path / "empty.txt").write_text("# nothing\n")
+    with pytest.raises(ValueError, match="lists no graph"):
+        read_corpus(tmp_path / "empty.txt")
+
+
+def test_shared_entries_resolve_from_env(tmp_path, monkeypatch):
+    d = tmp_path / "graphs"
+    d.mkdir()
+    for name in ("b.mtx.gz", "a.mtx.gz", "c.txt.gz", "MANIFEST.tsv"):
+        (d / name).write_bytes(b"")
+    monkeypatch.setenv("AUTOTUNE_SHARED_GRAPHS", str(d))
+    assert shared_graphs_dirs()[0] == d
+    assert resolve_graph_entry("shared:a.mtx.gz") == [str(d / "a.mtx.gz")]
+    assert resolve_graph_entry("shared:*.mtx.gz") == [str(d / "a.mtx.gz"), str(d / "b.mtx.gz")]
+    assert resolve_graph_entry("kron:scale=3") == ["kron:scale=3"]
+    with pytest.raises(FileNotFoundError, match="AUTOTUNE_SHARED_GRAPHS"):
+        resolve_graph_entry("shared:nope.mtx.gz")
+
+
+def test_committed_corpus_spans_the_feature_space():
+    """models/corpus.txt: >= 40 graphs, generator specs valid, shared entries resolvable, and the
+    documented feature ranges (avg degree ~2-200, Gini ~0-0.9, depth ~4-thousands, 1e5-1e8 edges)."""
+    from autotune.generators import _GENERATORS, parse_spec
+
+    path = REPO / "models" / "corpus.txt"
+    entries = read_corpus(path)
+    assert len(entries) >= 40
+    shared = [e for e in entries if e.startswith("shared:")]
+    gens = [e for e in entries if not e.startswith("shared:")]
+    for spec in gens:
+        name, params = parse_spec(spec)
+        assert name in _GENERATORS, spec
+        for k in params:
+            assert _GENERATORS[name].param(k) is not None, (spec, k)
+    # every graph of the shared set is in the corpus
+    dirs = shared_graphs_dirs()
+    if dirs and (dirs[0] / "MANIFEST.tsv").is_file():
+        manifest = [ln.split("\t")[0] for ln in (dirs[0] / "MANIFEST.tsv").read_text().splitlines()[1:] if ln]
+        assert sorted(e[len("shared:"):] for e in shared) == sorted(manifest)
+        for e in shared:
+            assert Path(resolve_graph_entry(e)[0]).is_file()
+    else:
+        assert len(shared) >= 7
+    # the header table documents the measured features of every generated entry
+    text = path.read_text()
+    rows = [ln for ln in text.splitlines() if ln.startswith("#|")][1:]  # after the column titles
+    documented = {r.split("|")[1].strip() for r in rows}
+    assert set(gens) <= documented
+    vals = [[float(x.replace(",", "")) for x in r.split("|")[2:8]] for r in rows]
+    edges, mean, gini, depth = (np.array([v[i] for v in vals]) for i in (1, 2, 3, 5))
+    assert edges.min() <= 3e5 and edges.max() >= 9e7
+    assert mean.min() <= 3 and mean.max() >= 190
+    assert gini.min() <= 0.01 and gini.max() >= 0.9
+    assert depth.min() <= 5 and depth.max() >= 3000
+
+
+# ------------------------------------------------------------------------------ sweeping
+@pytest.fixture
+def clock(monkeypatch):
+    return install_clock(monkeypatch)
+
+
+CONFIGS = [TraversalConfig(), TraversalConfig(load_balance="binary_search"),
+           TraversalConfig().with_(virtual_warp_size=4), TraversalConfig().with_(block_size=512)]
+
+
+def _base_ms(cfg):
+    return {0: 1.0, 1: 2.0, 2: 0.5, 3: 0.8}[[c.config_id for c in CONFIGS].index(cfg.config_id)]
+
+
+def test_sweep_logs_every_graph_x_config_and_resumes(tmp_path, clock):
+    out = tmp_path / "logs" / "s.jsonl"
+    g1, g2 = small_graph(300, 5, seed=1), small_graph(200, 3, seed=2)
+    bad = {CONFIGS[3].config_id}
+    calls = []
+    fac = replay_factory(clock, _base_ms, corrupt=bad, calls=calls)
+    res = sweep([g1, g2], CONFIGS, out, n_sources=4, progress=False, runner_factory=fac, device=FAKE_DEVICE)
+    assert res.n_measured == 8 and res.n_skipped == 0 and res.n_invalid == 2
+    recs = read_log(out).records
+    assert len(recs) == 8
+    assert {(r.fingerprint, r.config_id) for r in recs} == {(g.fingerprint, c.config_id) for g in (g1, g2)
+                                                            for c in CONFIGS}
+    for r in recs:
+        assert r.device_name == FAKE_DEVICE["name"] and r.origin["command"] == "sweep"
+        assert r.measure["n_sources"] == 4 and r.graph["features"]["n_edges"] in (g1.n_edges, g2.n_edges)
+        if r.config_id in bad:  # a wrong result is logged as invalid, with the validation error
+            assert not r.valid and "ValidationError" in r.error and "distances" in r.error
+        else:
+            assert r.valid and len(r.measure["times_ms"]) == 4
+            assert r.median_ms == pytest.approx(_base_ms(TraversalConfig.from_dict(r.config)), rel=0.02)
+    # same sources for every config of a graph
+    srcs = {tuple(r.measure["sources"]) for r in recs if r.fingerprint == g1.fingerprint and r.valid}
+    assert len(srcs) == 1
+    # resume: nothing left to do
+    calls.clear()
+    res2 = sweep([g1, g2], CONFIGS, out, n_sources=4, progress=False, runner_factory=fac, device=FAKE_DEVICE)
+    assert res2.n_measured == 0 and res2.n_skipped == 8 and calls == []
+    # another device is another measurement
+    res3 = sweep([g1], CONFIGS[:1], out, n_sources=4, progress=False, runner_factory=fac,
+                 device={"name": "OTHER GPU"})
+    assert res3.n_measured == 1
+    # retry_invalid re-measures only the invalid pairs
+    calls.clear()
+    res4 = sweep([g1, g2], CONFIGS, out, n_sources=4, progress=False, runner_factory=fac, device=FAKE_DEVICE,
+                 retry_invalid=True)
+    assert res4.n_measured == 2 and set(calls) == bad
+
+
+def test_interrupted_sweep_loses_nothing_and_resumes(tmp_path, clock):
+    """A sweep killed after k measurements keeps those k lines; the next run does only the rest."""
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    inner = replay_factory(clock, _base_ms)
+    n = {"built": 0}
+
+    def dying(graph, cfg):
+        n["built"] += 1
+        if n["built"] == 3:
+            raise KeyboardInterrupt
+        return inner(graph, cfg)
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep([g], CONFIGS, out, n_sources=3, progress=False, runner_factory=dying, device=FAKE_DEVICE)
+    assert len(read_log(out).records) == 2
+    res = sweep([g], CONFIGS, out, n_sources=3, progress=False, runner_factory=inner, device=FAKE_DEVICE)
+    assert res.n_measured == 2 and res.n_skipped == 2
+    recs = read_log(out).records
+    assert sorted(r.config_id for r in recs) == sorted(c.config_id for c in CONFIGS)
+
+
+def test_failing_runner_and_factory_are_invalid_records(tmp_path, clock):
+    out = tmp_path / "s.jsonl"
+    g = small_graph(200, 4)
+    inner = replay_factory(clock, _base_ms, fail={CONFIGS[0].config_id})
+
+    def factory(graph, cfg):
+        if cfg.config_id == CONFIGS[1].config_id:
+            raise ValueError("no kernel for this config")
+        return inner(graph, cfg)
+
+    res = sweep(g, CONFIGS[:3], out, n_sources=2, progress=False, runner_factory=factory, device=FAKE_DEVICE)
+    errs = {r.config_id: r.error for r in res.records}
+    assert errs[CONFIGS[0].config_id].startswith("RuntimeError: cannot run")
+    assert errs[CONFIGS[1].config_id] == "ValueError: no kernel for this config"
+    assert errs[CONFIGS[2].config_id] is None
+    assert res.n_invalid == 2
+
+
+def test_sweep_specs_corpus_and_progress_bar(tmp_path, clock, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("# tiny corpus\ngrid:rows=12,cols=12\nuniform:n=150,avg_degree=4  # random\n")
+    res = sweep(["grid:rows=6,cols=6"], CONFIGS[:2], tmp_path / "s.jsonl", corpus=corpus, n_sources=2, progress=True,
+                runner_factory=replay_factory(clock, _base_ms), device=FAKE_DEVICE)
+    assert [g["spec"] for g in res.graphs] == ["grid:rows=6,cols=6", "grid:rows=12,cols=12",
+                                               "uniform:n=150,avg_degree=4"]
+    assert res.n_measured == 6
+    assert {r.graph["spec"] for r in res.records} == {g["spec"] for g in res.graphs}
+    with pytest.raises(ValueError, match="no graphs"):
+        sweep([], CONFIGS, tmp_path / "x.jsonl", runner_factory=replay_factory(clock, _base_ms), device=FAKE_DEVICE)
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the behaviour without a GPU")
+def test_sweep_needs_gpu_without_runner(tmp_path):
+    with pytest.raises(GPUUnavailableError, match="autotune sweep"):
+        sweep(small_graph(), CONFIGS, tmp_path / "s.jsonl", progress=False)
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the behaviour without a GPU")
+def test_cli_sweep_says_it_needs_a_gpu(tmp_path, capsys):
+    from autotune.cli_tuning import main
+
+    assert main(["sweep", "kron:scale=8", "--out", str(tmp_path / "s.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "needs an NVIDIA GPU" in err and "retrain" in err
+    assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_cli_register_adds_three_verbs():
+    from autotune.cli_tuning import register
+
+    p = argparse.ArgumentParser(prog="autotune")
+    register(p.add_subparsers(dest="command", required=True))
+    a = p.parse_args(["sweep", "g1", "g2", "--configs", "grid", "--out", "logs/x.jsonl", "--corpus", "c.txt"])
+    assert (a.graphs, a.configs, a.out, a.corpus) == (["g1", "g2"], "grid", "logs/x.jsonl", "c.txt")
+    a = p.parse_args(["tune", "g", "--trials", "60", "--storage", "postgresql://x/y", "--study", "s", "--retune",
+                      "--out", "c.json"])
+    assert (a.trials, a.storage, a.study, a.retune, a.out) == (60, "postgresql://x/y", "s", True, "c.json")
+    a = p.parse_args(["retrain", "a.jsonl", "b.jsonl", "--out", "models/m.joblib"])
+    assert a.logs == ["a.jsonl", "b.jsonl"] and callable(a.func)
+
+
+def test_default_runner_validates_with_a_shared_reference(monkeypatch):
+    """The GPU runners of a sweep validate against a CPU reference computed once per source and
+    graph (not once per config), and only the first K sources with validate_sources=K."""
+    from types import SimpleNamespace
+
+    import autotune.reference as ref
+    from autotune.errors import ValidationError
+    from autotune.sweep import ValidatedGPURunner
+
+    g = small_graph(300, 5)
+    calls = []
+    real = ref.bfs_reference
+    monkeypatch.setattr(ref, "bfs_reference", lambda graph, s: (calls.append(s), real(graph, s))[1])
+    factory = ValidatedGPURunner(g)
+    dist, pred = real(g, 7)
+    for cfg in CONFIGS:  # the engine is faked: check() only reads its result arrays
+        r = factory(g, cfg)
+        assert r.config == cfg and r.timer == "cuda-events"
+        r.engine = SimpleNamespace(distances=dist, predecessors=pred)
+        r.check(7)
+    assert calls == [7]
+    bad = dist.copy()
+    bad[np.flatnonzero(bad > 0)[0]] += 1
+    r = factory(g, CONFIGS[0])
+    r.engine = SimpleNamespace(distances=bad, predecessors=pred)
+    with pytest.raises(ValidationError, match="distances"):
+        r.check(7)
+    only_first = ValidatedGPURunner(g, validate_sources=1)(g, CONFIGS[0])
+    only_first.engine = SimpleNamespace(distances=dist, predecessors=pred)
+    only_first.check(7)
+    only_first.engine = SimpleNamespace(distances=bad, predecessors=pred)
+    only_first.check(7)  # second source: not validated
