@@ -6,11 +6,13 @@ __version__ = "0.1.0"
 from .errors import (  # noqa: F401
     AutotuneError, DeviceMemoryError, EmptyGraphError, GPUUnavailableError, GraphFormatError, ValidationError,
 )
-from .graph import CSRGraph, from_edges  # noqa: F401
+from .graph import CSRGraph, from_edges, load_graph  # noqa: F401
+from .config import TraversalConfig  # noqa: F401
+from .features import GraphFeatures, profile  # noqa: F401
 from ._backend import gpu_available  # noqa: F401
 
 # Tuning loop (imported lazily: scikit-learn and Optuna load only when used).
-_LAZY = {"tune": "search", "table2_rule": "search", "retrain": "model", "load_model": "model", "sweep": "sweep"}
+_LAZY = {"run": "engine", "BFSEngine": "engine", "BFSResult": "engine", "tune": "search", "table2_rule": "search", "retrain": "model", "load_model": "model", "sweep": "sweep"}
 
 
 def __getattr__(name):

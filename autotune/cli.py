@@ -176,6 +176,68 @@ def cmd_run(args) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------------------- bench
+def cmd_bench(args) -> int:
+    from ._backend import _probe, device_properties, gpu_available
+
+    if not gpu_available():
+        _err(f"'autotune bench' needs an NVIDIA GPU with CuPy ({_probe()[1]}).")
+        return 2
+    from rich.table import Table
+
+    from .bench import bench, plot, write_json
+    from .config import TraversalConfig
+
+    peers = [p for p in args.peers.split(",") if p and p != "none"]
+    results = []
+    for spec in args.graphs:
+        g = _load(spec, args)
+        if args.config:
+            configs = []
+            for path in args.config:
+                with open(path) as fh:
+                    configs.append(TraversalConfig.from_json(fh.read()))
+        elif args.tune:
+            from .search import tune
+
+            configs = [tune(g)]
+        else:
+            from .engine import DEFAULT_CONFIG
+
+            configs = [DEFAULT_CONFIG]
+        results.append(bench(g, configs, peers=peers, n_sources=args.sources, seed=args.seed,
+                             validate=not args.no_validate))
+    dev = device_properties()
+    if args.json:
+        write_json(results, args.json, dev)
+    if args.plot:
+        plot(results, args.plot)
+    con = _console()
+    t = Table(title=f"autotune bench on {dev['name']} — {args.sources} sources, seed {args.seed}"
+                    + ("" if args.no_validate else ", validated"))
+    for c in ("graph", "edges", "runner", "median ms", "GTEPS", "depth", "valid", "vs scipy"):
+        t.add_column(c, justify="left" if c in ("graph", "runner") else "right")
+    for r in results:
+        ref = next((m for m in r.measurements if m.name.startswith("scipy") and m.valid), None)
+        for m in r.measurements:
+            sp = ref.median_ms / m.median_ms if (ref and m.valid and m.median_ms > 0) else None
+            t.add_row(r.graph, _fmt(r.n_edges), m.name, _fmt(m.median_ms), _fmt(m.gteps, 2), _fmt(m.depth_mean, 1),
+                      "yes" if m.valid else f"NO: {m.error}", f"{sp:.1f}x" if sp else "-")
+    con.print(t)
+    for r in results:
+        for tr in r.trace:
+            by = {}
+            for lv in tr["levels"]:
+                k = f"{lv['direction']}/{lv['path']}"
+                n, us = by.get(k, (0, 0.0))
+                by[k] = (n + 1, us + (lv["us"] or 0.0))
+            con.print(f"{r.graph}: {tr['config']} levels by path: "
+                      + ", ".join(f"{k} {n} levels {us / 1e3:.3f} ms" for k, (n, us) in by.items()))
+        for note in r.notes:
+            con.print(f"{r.graph}: {note}")
+    return 1 if any(not m.valid for r in results for m in r.measurements) else 0
+
+
 # ------------------------------------------------------------------------------------------ main
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="autotune", description="Per-graph auto-tuned BFS on NVIDIA GPUs.")
@@ -201,12 +263,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("run", help="exact BFS on the GPU with a chosen strategy, timed per the protocol")
     graph_args(sp)
     sp.add_argument("--config", help="a TraversalConfig JSON file (e.g. from 'autotune tune --out')")
-    sp.add_argument("--load-balance", nargs="+", default=["vertex_mapped"],
+    sp.add_argument("--load-balance", nargs="+", default=["binary_search"],
                     choices=list(LOAD_BALANCE_TECHNIQUES) + ["all"], help="technique(s) to run")
     sp.add_argument("--virtual-warp-size", default="dynamic", choices=["1", "2", "4", "8", "16", "32", "dynamic"])
     sp.add_argument("--min-virtual-warp-size", type=int, default=4, help="BFS-4K K1 for dynamic virtual warps")
     sp.add_argument("--block-size", type=int, default=256, choices=list(BLOCK_SIZES))
-    sp.add_argument("--direction", default="push", choices=list(DIRECTIONS),
+    sp.add_argument("--direction", default="push_pull", choices=list(DIRECTIONS),
                     help="push (top-down) or push_pull (direction-optimizing)")
     sp.add_argument("--switch-rule", default="alpha_beta", choices=list(SWITCH_RULES))
     sp.add_argument("--alpha", type=int, default=15, choices=list(ALPHAS))
@@ -226,6 +288,24 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trace", action="store_true", help="print the per-level trace of the first source")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_run)
+
+    sp = sub.add_parser("bench", help="autotune vs peers (scipy, cupyx SpMV, cuGraph) on the same sources")
+    graph_args(sp)
+    sp.add_argument("--config", action="append", help="TraversalConfig JSON file (repeatable)")
+    sp.add_argument("--tune", action="store_true", help="use tune(graph)'s fast-path prediction per graph")
+    sp.add_argument("--peers", default="scipy,cupyx,cugraph", help="comma list of scipy,cupyx,cugraph or none")
+    sp.add_argument("--sources", type=int, default=64)
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--no-validate", action="store_true", help="skip checking every traversal (faster)")
+    sp.add_argument("--json", metavar="FILE", help="write all measurements as JSON")
+    sp.add_argument("--plot", metavar="FILE.png", help="write a bar chart of median times")
+    sp.set_defaults(func=cmd_bench)
+    try:
+        from .cli_tuning import register
+    except ImportError:  # pragma: no cover - the tuning verbs ship with the package
+        register = None
+    if register is not None:
+        register(sub)
     return p
 
 

@@ -198,10 +198,10 @@ class GPURunner(Runner):
     timer = "cuda-events"
 
     def __init__(self, graph: CSRGraph, config=None):
-        from .config import TraversalConfig
+        from .engine import DEFAULT_CONFIG
 
         self.graph = graph
-        self.config = config if config is not None else TraversalConfig()
+        self.config = config if config is not None else DEFAULT_CONFIG
         self.name = self.config.label
         self.engine = None
         self._levels = 0
@@ -221,16 +221,24 @@ class GPURunner(Runner):
         validate_against_reference(self.graph, source, self.engine.distances, self.engine.predecessors)
 
 
-def validate_against_reference(graph: CSRGraph, source: int, distances, predecessors) -> None:
-    """Graph500 checks of one result against the CPU reference, which is computed once per
-    (graph, source) and kept on the graph so that several runners of one comparison share it."""
-    from .reference import bfs_reference, validate_bfs
+def reference_distances(graph: CSRGraph, source: int) -> np.ndarray:
+    """CPU reference distances from *source*, computed once per (graph, source) and kept on the
+    graph so that every runner of one comparison shares them."""
+    from .reference import bfs_reference
 
     cache = graph._cache.setdefault("reference_distances", {})
     ref = cache.get(int(source))
     if ref is None:
         ref = cache[int(source)] = bfs_reference(graph, int(source))[0]
-    validate_bfs(graph, int(source), distances, predecessors, reference_distances=ref)
+    return ref
+
+
+def validate_against_reference(graph: CSRGraph, source: int, distances, predecessors) -> None:
+    """Graph500 checks of one result against the (cached) CPU reference."""
+    from .reference import validate_bfs
+
+    validate_bfs(graph, int(source), distances, predecessors,
+                 reference_distances=reference_distances(graph, source))
 
 
 class ScipyRunner(Runner):

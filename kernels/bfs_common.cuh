@@ -110,8 +110,25 @@ __device__ __forceinline__ FrontierOut at_frontier_out(int L, vid_t* f0, vid_t* 
     return o;
 }
 
-// Which path runs the current level. A pure function of the device state: every block of every
-// level kernel computes the same answer.
+// Which path runs a level, from its frontier size and edges, its hub count, the edges explored by
+// earlier levels and the direction of the previous level. Pure: every caller with the same inputs
+// gets the same answer.
+__device__ __forceinline__ int at_decide_path(int fsize, int degsum, int hubs, long long explored, int prev_dir,
+                                              const BFSParams* prm) {
+    if (fsize == 0) return AT_PATH_NONE;
+    if (prm->sb_limit > 0 && fsize <= prm->sb_limit && degsum <= prm->sb_edge_limit) return AT_PATH_SINGLE_BLOCK;
+    if (prm->dir_mode == AT_DIR_PUSH_ONLY) return AT_PATH_PUSH;
+    if (prev_dir == AT_PATH_PULL)  // back to push once the frontier is small again
+        return ((float)fsize < (float)prm->n_vertices / prm->beta) ? AT_PATH_PUSH : AT_PATH_PULL;
+    if (prm->dir_mode == AT_DIR_ALPHA_BETA) {
+        const long long unexplored = prm->n_edges - explored - (long long)degsum;
+        return ((double)degsum > (double)unexplored / (double)prm->alpha) ? AT_PATH_PULL : AT_PATH_PUSH;
+    }
+    return (prm->n_hubs > 0 && (float)hubs > prm->gamma * (float)prm->n_hubs) ? AT_PATH_PULL : AT_PATH_PUSH;
+}
+
+// Which path runs the current level, read from the device state. Every block of every level
+// kernel computes the same answer.
 __device__ __forceinline__ int at_choose_path(const BFSState* st, const BFSParams* prm, int& L, int& fsize,
                                               int& degsum) {
     const volatile BFSState* vs = (const volatile BFSState*)st;
@@ -119,17 +136,7 @@ __device__ __forceinline__ int at_choose_path(const BFSState* st, const BFSParam
     const u64 packed = vs->ctr[L % 3];
     fsize = at_count(packed);
     degsum = at_degsum(packed);
-    if (fsize == 0) return AT_PATH_NONE;
-    if (prm->sb_limit > 0 && fsize <= prm->sb_limit && degsum <= prm->sb_edge_limit) return AT_PATH_SINGLE_BLOCK;
-    if (prm->dir_mode == AT_DIR_PUSH_ONLY) return AT_PATH_PUSH;
-    if (vs->dir == AT_PATH_PULL)  // back to push once the frontier is small again
-        return ((float)fsize < (float)prm->n_vertices / prm->beta) ? AT_PATH_PUSH : AT_PATH_PULL;
-    if (prm->dir_mode == AT_DIR_ALPHA_BETA) {
-        const long long unexplored = prm->n_edges - vs->explored - (long long)degsum;
-        return ((double)degsum > (double)unexplored / (double)prm->alpha) ? AT_PATH_PULL : AT_PATH_PUSH;
-    }
-    const int hubs = vs->hub_ctr[L % 3];
-    return (prm->n_hubs > 0 && (float)hubs > prm->gamma * (float)prm->n_hubs) ? AT_PATH_PULL : AT_PATH_PUSH;
+    return at_decide_path(fsize, degsum, vs->hub_ctr[L % 3], vs->explored, vs->dir, prm);
 }
 
 // BFS-4K section 5.2: lower nearest power of two of resident_threads / |F|, clamped to [min_vw, 32].
