@@ -113,8 +113,7 @@ def cmd_run(args) -> int:
     from rich.table import Table
 
     from .engine import get_engine
-    from .measure import GPURunner, ScipyRunner, compare, select_sources
-    from .reference import validate_bfs
+    from .measure import GPURunner, ScipyRunner, measure, select_sources, validate_against_reference
 
     configs = _configs_from_args(args)
     results = []
@@ -128,8 +127,6 @@ def cmd_run(args) -> int:
             sources = np.asarray([src])
         else:
             sources = select_sources(g, args.sources, args.seed)
-        from .measure import measure
-
         ms = [measure(r, sources, validate=args.validate and not isinstance(r, ScipyRunner)) for r in runners]
         entry = {"graph": g.name, "spec": g.spec, "n_vertices": g.n_vertices, "n_edges": g.n_edges,
                  "directed": g.directed, "sources": [int(s) for s in sources], "validated": bool(args.validate),
@@ -139,7 +136,7 @@ def cmd_run(args) -> int:
             eng = get_engine(g, configs[0])
             res = eng.bfs(int(sources[0]), trace=True)
             if args.validate:
-                validate_bfs(g, int(sources[0]), res.distances, res.predecessors)
+                validate_against_reference(g, int(sources[0]), res.distances, res.predecessors)
             entry["trace"] = {"source": int(sources[0]), "config": configs[0].to_dict(),
                               "levels": [lv.__dict__ for lv in res.levels]}
         results.append((g, runners, ms, entry))
@@ -300,17 +297,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", metavar="FILE", help="write all measurements as JSON")
     sp.add_argument("--plot", metavar="FILE.png", help="write a bar chart of median times")
     sp.set_defaults(func=cmd_bench)
-    try:
-        from .cli_tuning import register
-    except ImportError:  # pragma: no cover - the tuning verbs ship with the package
-        register = None
-    if register is not None:
-        register(sub)
+    from .cli_tuning import register
+
+    register(sub)
     return p
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    """Entry point of the ``autotune`` command."""
+    return dispatch(build_parser().parse_args(argv))
+
+
+def dispatch(args) -> int:
+    """Run the verb chosen in *args*; known errors print ``autotune: error: ...`` and return 2."""
     try:
         return int(args.func(args) or 0)
     except (FileNotFoundError, KeyError, ValueError, MemoryError) as exc:

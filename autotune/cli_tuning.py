@@ -273,20 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run a tuning verb; errors print ``autotune: error: ...`` and return 2."""
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except (FileNotFoundError, KeyError, ValueError, MemoryError) as exc:
-        _err(str(exc).strip("'\""))
-        return 2
-    except Exception as exc:
-        from .errors import AutotuneError
+    """Run a tuning verb (same error handling as ``autotune``)."""
+    from .cli import dispatch
 
-        if isinstance(exc, AutotuneError):
-            _err(str(exc))
-            return 2
-        raise
+    return dispatch(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":  # pragma: no cover
