@@ -17,7 +17,6 @@ whether the traversal is over. Launches past the last level exit after reading a
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -450,10 +449,3 @@ def bfs_depths(graph: CSRGraph, sources) -> np.ndarray:
     for i, s in enumerate(sources):
         out[i] = max(0, eng.traverse(int(s)) - 1)
     return out
-
-
-def wall_ms(fn, *args, **kwargs):
-    """(result, wall-clock ms) of ``fn(*args, **kwargs)``."""
-    t0 = time.perf_counter()
-    r = fn(*args, **kwargs)
-    return r, (time.perf_counter() - t0) * 1e3
