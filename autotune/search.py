@@ -367,12 +367,15 @@ def stored_best(graph_or_fingerprint, device_name: str, storage: str | None = No
     -------
     (TraversalConfig, float, str) or None
         Config, its median time (ms) and the study name; the most recently started finished
-        study wins. None when there is none (or the storage does not exist).
+        study wins. None when there is none (or the storage does not exist, or Optuna is not
+        installed: then no study can have been stored, and the fast path must still work).
     """
-    import optuna
-
     url = storage or default_storage()
     if not _storage_exists(url):
+        return None
+    try:
+        import optuna
+    except ImportError:
         return None
     fp = graph_or_fingerprint if isinstance(graph_or_fingerprint, str) else graph_or_fingerprint.fingerprint
     st = _storage(url, create=False)

@@ -401,3 +401,25 @@ def test_search_replays_committed_measurements(tmp_path, clock):
     tried = {t[2] for t in _trials(r1) if t[1] == "COMPLETE"}
     assert r1.config.config_id in valid
     assert math.isclose(r1.best_ms, min(valid[c].median_ms for c in tried), rel_tol=1e-9)
+
+
+def test_fast_path_works_without_optuna(monkeypatch, tmp_path):
+    """A GPU machine without Optuna (or its storage) still gets the fast path's prediction."""
+    import builtins
+    import sqlite3
+
+    from autotune import search
+    from autotune.graph import from_edges
+
+    db = tmp_path / "studies.db"
+    sqlite3.connect(db).close()  # a storage file exists, so stored_best would reach for optuna
+    real_import = builtins.__import__
+
+    def no_optuna(name, *a, **k):
+        if name == "optuna" or name.startswith("optuna."):
+            raise ImportError("No module named 'optuna'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_optuna)
+    g = from_edges([0, 1, 2, 3], [1, 2, 3, 0], 4, directed=False, xp=np)
+    assert search.stored_best(g, "NVIDIA H100 80GB HBM3", f"sqlite:///{db}") is None
