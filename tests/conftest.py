@@ -61,3 +61,22 @@ def io_graphs_dir():
         pytest.skip("real graphs not found: set AUTOTUNE_SHARED_GRAPHS or provide <repo>/../shared/graphs "
                     "(with MANIFEST.tsv); CI clones without ../shared")
     return d
+
+
+def csr_graph(n, edges, directed=True):
+    """CSRGraph from an edge list (self-loops and duplicates dropped); allows graphs with no edges
+    (which ``from_edges`` refuses), independent of the loaders under test."""
+    import numpy as np
+
+    from autotune.graph import CSRGraph
+
+    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    src, dst = e[:, 0], e[:, 1]
+    if not directed:
+        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
+    keep = src != dst
+    keys = np.unique(src[keep] * n + dst[keep])
+    rows, cols = keys // n, keys % n
+    ro = np.zeros(n + 1, dtype=np.int32)
+    ro[1:] = np.cumsum(np.bincount(rows, minlength=n))
+    return CSRGraph(row_offsets=ro, column_indices=cols.astype(np.int32), directed=directed)

@@ -30,18 +30,7 @@ from autotune.reference import bfs_reference
 needs_gpu = pytest.mark.skipif(not gpu_available(), reason="needs an NVIDIA GPU with CuPy")
 
 
-def csr_graph(n, edges, directed=True):
-    """CSRGraph from an edge list (self-loops and duplicates dropped); allows graphs with no edges."""
-    e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
-    src, dst = e[:, 0], e[:, 1]
-    if not directed:
-        src, dst = np.concatenate([src, dst]), np.concatenate([dst, src])
-    keep = src != dst
-    keys = np.unique(src[keep] * n + dst[keep])
-    rows, cols = keys // n, keys % n
-    ro = np.zeros(n + 1, dtype=np.int32)
-    ro[1:] = np.cumsum(np.bincount(rows, minlength=n))
-    return CSRGraph(row_offsets=ro, column_indices=cols.astype(np.int32), directed=directed)
+from .conftest import csr_graph  # noqa: E402
 
 
 def gini_sorted(x):
