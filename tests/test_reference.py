@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotune.errors import ValidationError
-from autotune.graph import CSRGraph, from_edges
+from autotune.graph import from_edges
 from autotune.reference import _edge_exists, bfs_reference, reference_edges_traversed, validate_bfs
 
 
