@@ -244,10 +244,7 @@ class TraversalConfig:
         ValueError
             Naming an unknown key or an invalid value.
         """
-        unknown = sorted(set(d) - set(_FIELDS))
-        if unknown:
-            raise ValueError(f"TraversalConfig: unknown field(s) {', '.join(map(repr, unknown))}; "
-                             f"known: {', '.join(_FIELDS)}")
+        _reject_unknown(d, "TraversalConfig")
         return cls(**d)
 
     def to_json(self) -> str:
@@ -301,10 +298,7 @@ class TraversalConfig:
         ValueError
             Naming an unknown field or an invalid value.
         """
-        unknown = sorted(set(changes) - set(_FIELDS))
-        if unknown:
-            raise ValueError(f"TraversalConfig.with_: unknown field(s) {', '.join(map(repr, unknown))}; "
-                             f"known: {', '.join(_FIELDS)}")
+        _reject_unknown(changes, "TraversalConfig.with_")
         values: dict[str, Any] = {}
         for name, spec in _FIELDS.items():
             if name in changes:
@@ -317,6 +311,13 @@ class TraversalConfig:
                 value = spec.default
             values[name] = value
         return dataclasses.replace(self, **values)
+
+
+def _reject_unknown(keys, where: str) -> None:
+    """Raise ValueError naming every key of *keys* that is not a field of the table."""
+    unknown = sorted(set(keys) - set(_FIELDS))
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(_FIELDS)}")
 
 
 def _describe(values: Mapping[str, Any], spec: _Field) -> str:
