@@ -18,11 +18,20 @@ COMMON_OPTIONS = ("-std=c++17",)
 
 @dataclass(frozen=True)
 class KernelSource:
-    """A kernel file and every kernel instantiation the engine may launch from it."""
+    """A kernel file and every kernel instantiation the engine may launch from it.
+
+    ``cooperative``: the module is built with ``enable_cooperative_groups`` so CuPy launches its
+    kernels with ``cuLaunchCooperativeKernel`` (every block co-resident, as a grid barrier needs).
+    """
 
     technique: str
     filename: str
     name_expressions: tuple[str, ...]
+    cooperative: bool = False
+
+
+def _per_block(template: str, *, init: bool = False) -> tuple[str, ...]:
+    return (("bfs_init",) if init else ()) + tuple(template.format(b=b) for b in BLOCK_SIZES)
 
 
 def _vm_names() -> tuple[str, ...]:
@@ -36,11 +45,19 @@ def _vm_names() -> tuple[str, ...]:
 #: kernel for small frontiers and the pull (bottom-up) kernel of direction-optimizing BFS.
 KERNEL_SOURCES: dict[str, KernelSource] = {
     "vertex_mapped": KernelSource("vertex_mapped", "vertex_mapped.cu", _vm_names()),
-    "binary_search": KernelSource(
-        "binary_search", "binary_search.cu",
-        ("bfs_init",) + tuple(f"binary_search_push<{b}>" for b in BLOCK_SIZES)),
+    "scan_mapped": KernelSource("scan_mapped", "scan_mapped.cu", _per_block("scan_mapped_push<{b}>", init=True)),
+    "binary_search": KernelSource("binary_search", "binary_search.cu",
+                                  _per_block("binary_search_push<{b}>", init=True)),
+    "degree_classified": KernelSource("degree_classified", "degree_classified.cu",
+                                      _per_block("degree_classified_push<{b}>", init=True)),
+    "edge_mapped": KernelSource("edge_mapped", "edge_mapped.cu", _per_block("edge_mapped_push<{b}>", init=True)),
+    # deferred outliers and supplementary-queue bins of vertex_mapped / scan_mapped
+    "heavy": KernelSource("heavy", "heavy.cu", _per_block("heavy_vertices<{b}>")),
     "single_block": KernelSource(
         "single_block", "single_block.cu", ("single_block_levels<false>", "single_block_levels<true>")),
+    "persistent": KernelSource(
+        "persistent", "persistent.cu",
+        tuple(f"persistent_levels<{b}, {p}>" for b in BLOCK_SIZES for p in ("false", "true")), cooperative=True),
     "pull": KernelSource(
         "pull", "pull.cu", tuple(f"pull_level<{b}, {p}>" for b in BLOCK_SIZES for p in ("false", "true"))),
 }
@@ -88,7 +105,8 @@ def _module(technique: str, device_id: int):
 
     with cupy.cuda.Device(device_id):
         ks = KERNEL_SOURCES[technique]
-        mod = cupy.RawModule(code=read_source(technique), options=_options(), name_expressions=ks.name_expressions)
+        mod = cupy.RawModule(code=read_source(technique), options=_options(), name_expressions=ks.name_expressions,
+                             enable_cooperative_groups=ks.cooperative)
         mod.compile()
         return mod
 

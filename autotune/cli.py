@@ -76,31 +76,45 @@ def cmd_profile(args) -> int:
 
 # ------------------------------------------------------------------------------------------- run
 def _configs_from_args(args):
-    from .config import LOAD_BALANCE_TECHNIQUES, TraversalConfig
+    """One config per ``--load-balance`` technique: the engine's default strategy with that
+    technique, then every knob flag given (each ``TraversalConfig`` field has one, table-driven);
+    a knob that does not apply to a technique is left out for it (and named when it applies to none)."""
+    from .config import LOAD_BALANCE_TECHNIQUES, _FIELDS
+    from .config import TraversalConfig
+    from .engine import DEFAULT_CONFIG
 
     if args.config:
         with open(args.config) as fh:
             return [TraversalConfig.from_json(fh.read())]
     lbs = list(LOAD_BALANCE_TECHNIQUES) if "all" in args.load_balance else args.load_balance
-    out = []
+    given = {name: _knob_value(name, getattr(args, name)) for name in _FIELDS
+             if name != "load_balance" and getattr(args, name, None) is not None}
+    out, used = [], set()
     for lb in lbs:
-        kw = {"load_balance": lb, "block_size": args.block_size, "direction": args.direction,
-              "small_frontier": args.small_frontier}
-        if args.small_frontier == "single_block":
-            kw["frontier_limit"] = args.frontier_limit
-        if args.direction == "push_pull":
-            kw.update(switch_rule=args.switch_rule, beta=args.beta)
-            if args.switch_rule == "alpha_beta":
-                kw["alpha"] = args.alpha
-            else:
-                kw.update(gamma=args.gamma, hub_degree=args.hub_degree)
-        if lb == "vertex_mapped":
-            vw = args.virtual_warp_size
-            kw["virtual_warp_size"] = vw if vw == "dynamic" else int(vw)
-            if vw == "dynamic":
-                kw["min_virtual_warp_size"] = args.min_virtual_warp_size
-        out.append(TraversalConfig(**kw))
+        cfg = DEFAULT_CONFIG.with_(load_balance=lb)
+        for name, value in given.items():  # table order: a knob may make later ones apply
+            try:
+                cfg = cfg.with_(**{name: value})
+                used.add(name)
+            except ValueError:
+                if _FIELDS[name].conditional:
+                    continue  # does not apply to this technique
+                raise
+        out.append(cfg)
+    unused = sorted(set(given) - used)
+    if unused:
+        raise ValueError(f"--{unused[0].replace('_', '-')} applies to none of the techniques run "
+                         f"({_FIELDS[unused[0]].condition})")
     return out
+
+
+def _knob_value(name: str, text: str):
+    from .config import _FIELDS
+
+    for a in _FIELDS[name].allowed:
+        if str(a) == text:
+            return a
+    raise ValueError(f"--{name.replace('_', '-')}: invalid value {text!r}")
 
 
 def cmd_run(args) -> int:
@@ -115,7 +129,11 @@ def cmd_run(args) -> int:
     from .engine import get_engine
     from .measure import GPURunner, ScipyRunner, measure, select_sources, validate_against_reference
 
-    configs = _configs_from_args(args)
+    try:
+        configs = _configs_from_args(args)
+    except (OSError, ValueError) as e:
+        _err(f"autotune run: {e}")
+        return 2
     results = []
     for spec in args.graphs:
         g = _load(spec, args)
@@ -254,27 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_profile)
 
-    from .config import (ALPHAS, BETAS, BLOCK_SIZES, DIRECTIONS, FRONTIER_LIMITS, GAMMAS, HUB_DEGREES,
-                         LOAD_BALANCE_TECHNIQUES, SMALL_FRONTIER, SWITCH_RULES)
+    from .config import _FIELDS, LOAD_BALANCE_TECHNIQUES
 
     sp = sub.add_parser("run", help="exact BFS on the GPU with a chosen strategy, timed per the protocol")
     graph_args(sp)
     sp.add_argument("--config", help="a TraversalConfig JSON file (e.g. from 'autotune tune --out')")
     sp.add_argument("--load-balance", nargs="+", default=["binary_search"],
                     choices=list(LOAD_BALANCE_TECHNIQUES) + ["all"], help="technique(s) to run")
-    sp.add_argument("--virtual-warp-size", default="dynamic", choices=["1", "2", "4", "8", "16", "32", "dynamic"])
-    sp.add_argument("--min-virtual-warp-size", type=int, default=4, help="BFS-4K K1 for dynamic virtual warps")
-    sp.add_argument("--block-size", type=int, default=256, choices=list(BLOCK_SIZES))
-    sp.add_argument("--direction", default="push_pull", choices=list(DIRECTIONS),
-                    help="push (top-down) or push_pull (direction-optimizing)")
-    sp.add_argument("--switch-rule", default="alpha_beta", choices=list(SWITCH_RULES))
-    sp.add_argument("--alpha", type=int, default=15, choices=list(ALPHAS))
-    sp.add_argument("--beta", type=int, default=18, choices=list(BETAS))
-    sp.add_argument("--gamma", type=float, default=0.3, choices=list(GAMMAS))
-    sp.add_argument("--hub-degree", type=int, default=512, choices=list(HUB_DEGREES))
-    sp.add_argument("--small-frontier", default="single_block", choices=list(SMALL_FRONTIER),
-                    help="run small-frontier levels in the single-block multi-level kernel (BFS-4K 5.5)")
-    sp.add_argument("--frontier-limit", type=int, default=2048, choices=list(FRONTIER_LIMITS))
+    for name, spec in _FIELDS.items():  # one flag per strategy field, table-driven
+        if name == "load_balance":
+            continue
+        help_ = f"default: the engine's default strategy; applies when {spec.condition}" if spec.conditional \
+            else "default: the engine's default strategy"
+        sp.add_argument(f"--{name.replace('_', '-')}", dest=name, choices=[str(a) for a in spec.allowed],
+                        default=None, help=help_)
     sp.add_argument("--sources", type=int, default=16, help="number of sources (out-degree > 0, seeded)")
     sp.add_argument("--source", type=int, default=None, help="one source, as an id of the input file")
     sp.add_argument("--seed", type=int, default=0)

@@ -20,12 +20,12 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
 __all__ = [
-    "TraversalConfig", "default_config", "all_configs",
+    "TraversalConfig", "default_config", "iter_configs", "count_configs",
     "LOAD_BALANCE_TECHNIQUES", "VIRTUAL_WARP_SIZES", "MIN_VIRTUAL_WARP_SIZES", "BLOCK_SIZES", "DIRECTIONS",
 ]
 
@@ -33,11 +33,39 @@ __all__ = [
 #: ``vertex_mapped``: a (virtual) warp per frontier vertex, frontier loaded with warp shuffle
 #: (Busato & Bombieri §3.1; Hong et al. PPoPP'11). ``binary_search``: device-wide binary search
 #: over the prefix-sum of the frontier degrees (Busato & Bombieri §3.3).
-LOAD_BALANCE_TECHNIQUES: tuple[str, ...] = ("vertex_mapped", "binary_search")
+LOAD_BALANCE_TECHNIQUES: tuple[str, ...] = (
+    "vertex_mapped", "scan_mapped", "binary_search", "degree_classified", "edge_mapped")
 
 #: Virtual warp sizes (threads per frontier vertex, Hong et al.) or ``"dynamic"`` (BFS-4K §5.2:
 #: per level ``nearest_pow2(resident_threads / frontier_size)`` clamped to [min, 32]).
 VIRTUAL_WARP_SIZES: tuple = (1, 2, 4, 8, 16, 32, "dynamic")
+
+#: Deferring outliers (Hong et al. §3.2): frontier vertices with out-degree above the threshold are
+#: queued and expanded afterwards, each by the whole grid (``vertex_mapped`` only).
+DEFER_OUTLIERS: tuple = ("off", 256, 2048, 16384)
+#: Dynamic workload distribution (Hong et al. §3.2): warps fetch this many frontier vertices at a
+#: time from a device work counter instead of a static split (``vertex_mapped`` only).
+WORK_CHUNKS: tuple = ("static", 32, 256)
+#: Support strategies (Busato & Bombieri §3.4), only with ``vertex_mapped`` / ``scan_mapped``:
+#: the out-degree above which a vertex is gathered by a whole warp / a whole block, or queued in
+#: power-of-two supplementary-queue bins. Paper defaults: warp size, block size, half the
+#: resident threads.
+WARP_GATHERING: tuple = ("off", 32, 128)
+BLOCK_GATHERING: tuple = ("off", "block_size", 4096)
+SUPPLEMENTARY_QUEUES: tuple = ("off", "half_resident", 65536)
+#: binary_search chunk of edges per block round: ``dynamic`` = min(ceil(frontier edges / resident
+#: threads) * block_size, shared-memory capacity) (Busato & Bombieri §3.3), or a fixed 2048.
+CHUNK_SIZES: tuple = ("dynamic", 2048)
+#: degree_classified thresholds (Enterprise §4.2): Small < dc_small <= Middle < dc_middle <= Large
+#: <= dc_large < Extreme; Small/Middle/Large/Extreme go to thread/warp/CTA/grid expansion.
+DC_SMALL: tuple[int, ...] = (16, 32, 64)
+DC_MIDDLE: tuple[int, ...] = (128, 256, 1024)
+DC_LARGE: tuple[int, ...] = (4096, 65536)
+#: Duplicate culling before the exact claim: ``none`` or ``hash`` (a shared-memory hash table per
+#: block drops neighbours already offered by the block, BFS-4K §6).
+DUPLICATE_CULLING: tuple[str, ...] = ("none", "hash")
+#: Hub-vertex cache in shared memory for pull levels (Enterprise §4.3).
+HUB_CACHE: tuple[str, ...] = ("off", "on")
 
 #: Lower clamp of the dynamic virtual warp size (BFS-4K knob K1).
 MIN_VIRTUAL_WARP_SIZES: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
@@ -60,10 +88,12 @@ GAMMAS: tuple[float, ...] = (0.1, 0.3, 0.5)
 HUB_DEGREES: tuple[int, ...] = (64, 512, 4096)
 
 #: How levels with a small frontier run without a host round trip: ``none`` (every level is a
-#: multi-block launch) or ``single_block`` (BFS-4K §5.5: one 1024-thread block iterates levels on
-#: the device while the frontier holds at most ``frontier_limit`` vertices and 16x as many edges).
-SMALL_FRONTIER: tuple[str, ...] = ("none", "single_block")
-FRONTIER_LIMITS: tuple[int, ...] = (512, 2048, 8192)
+#: multi-block launch), ``single_block`` (BFS-4K §5.5: one 1024-thread block iterates levels on
+#: the device while the frontier holds at most ``frontier_limit`` vertices and 16x as many edges)
+#: or ``persistent`` (a cooperative kernel of resident blocks iterates those levels with a grid
+#: barrier between them).
+SMALL_FRONTIER: tuple[str, ...] = ("none", "single_block", "persistent")
+FRONTIER_LIMITS: tuple[int, ...] = (512, 2048, 8192, 32768)
 
 
 @dataclass(frozen=True)
@@ -89,6 +119,16 @@ class _Field:
 
 
 _VIRTUAL_WARP_TECHNIQUES = frozenset({"vertex_mapped"})
+_SUPPORT_TECHNIQUES = frozenset({"vertex_mapped", "scan_mapped"})
+_SUPPORT_CONDITION = f"load_balance in {sorted(_SUPPORT_TECHNIQUES)}"
+
+
+def _supports(v) -> bool:
+    return v["load_balance"] in _SUPPORT_TECHNIQUES
+
+
+def _is(field: str, value):
+    return lambda v: v[field] == value
 
 _FIELDS: dict[str, _Field] = {
     "load_balance": _Field(allowed=LOAD_BALANCE_TECHNIQUES, default="vertex_mapped"),
@@ -100,7 +140,32 @@ _FIELDS: dict[str, _Field] = {
         allowed=MIN_VIRTUAL_WARP_SIZES, default=4,
         applies=lambda v: v["virtual_warp_size"] == "dynamic",
         condition="virtual_warp_size == 'dynamic'", depends_on=("virtual_warp_size",)),
+    "defer_outliers": _Field(
+        allowed=DEFER_OUTLIERS, default="off", applies=_is("load_balance", "vertex_mapped"),
+        condition="load_balance == 'vertex_mapped'", depends_on=("load_balance",)),
+    "work_chunk": _Field(
+        allowed=WORK_CHUNKS, default="static", applies=_is("load_balance", "vertex_mapped"),
+        condition="load_balance == 'vertex_mapped'", depends_on=("load_balance",)),
+    "warp_gathering": _Field(allowed=WARP_GATHERING, default="off", applies=_supports,
+                             condition=_SUPPORT_CONDITION, depends_on=("load_balance",)),
+    "block_gathering": _Field(allowed=BLOCK_GATHERING, default="off", applies=_supports,
+                              condition=_SUPPORT_CONDITION, depends_on=("load_balance",)),
+    "supplementary_queues": _Field(allowed=SUPPLEMENTARY_QUEUES, default="off", applies=_supports,
+                                   condition=_SUPPORT_CONDITION, depends_on=("load_balance",)),
+    "chunk_size": _Field(
+        allowed=CHUNK_SIZES, default="dynamic", applies=_is("load_balance", "binary_search"),
+        condition="load_balance == 'binary_search'", depends_on=("load_balance",)),
+    "dc_small": _Field(
+        allowed=DC_SMALL, default=32, applies=_is("load_balance", "degree_classified"),
+        condition="load_balance == 'degree_classified'", depends_on=("load_balance",)),
+    "dc_middle": _Field(
+        allowed=DC_MIDDLE, default=256, applies=_is("load_balance", "degree_classified"),
+        condition="load_balance == 'degree_classified'", depends_on=("load_balance",)),
+    "dc_large": _Field(
+        allowed=DC_LARGE, default=65536, applies=_is("load_balance", "degree_classified"),
+        condition="load_balance == 'degree_classified'", depends_on=("load_balance",)),
     "block_size": _Field(allowed=BLOCK_SIZES, default=256),
+    "duplicate_culling": _Field(allowed=DUPLICATE_CULLING, default="none"),
     "direction": _Field(allowed=DIRECTIONS, default="push"),
     "switch_rule": _Field(
         allowed=SWITCH_RULES, default="alpha_beta", applies=lambda v: v["direction"] == "push_pull",
@@ -117,10 +182,13 @@ _FIELDS: dict[str, _Field] = {
     "hub_degree": _Field(
         allowed=HUB_DEGREES, default=512, applies=lambda v: v["switch_rule"] == "hub_ratio",
         condition="switch_rule == 'hub_ratio'", depends_on=("switch_rule",)),
+    "hub_cache": _Field(
+        allowed=HUB_CACHE, default="off", applies=lambda v: v["direction"] == "push_pull",
+        condition="direction == 'push_pull'", depends_on=("direction",)),
     "small_frontier": _Field(allowed=SMALL_FRONTIER, default="single_block"),
     "frontier_limit": _Field(
-        allowed=FRONTIER_LIMITS, default=2048, applies=lambda v: v["small_frontier"] == "single_block",
-        condition="small_frontier == 'single_block'", depends_on=("small_frontier",)),
+        allowed=FRONTIER_LIMITS, default=2048, applies=lambda v: v["small_frontier"] != "none",
+        condition="small_frontier in ['persistent', 'single_block']", depends_on=("small_frontier",)),
 }
 
 
@@ -150,12 +218,17 @@ class TraversalConfig:
 
     Parameters
     ----------
-    load_balance : {'vertex_mapped', 'binary_search'}
+    load_balance : {'vertex_mapped', 'scan_mapped', 'binary_search', 'degree_classified', 'edge_mapped'}
         ``vertex_mapped``: vertex-based mapping, one (virtual) warp per frontier vertex with the
         frontier loaded by warp shuffle (Busato & Bombieri, *Efficient load balancing techniques
         for graph traversal applications on GPUs*, §3.1; Hong et al., *Accelerating CUDA Graph
-        Algorithms at Maximum Warp*, PPoPP'11). ``binary_search``: device-wide binary search over
-        the prefix-sum of the frontier degrees, one thread per edge (ibid. §3.3).
+        Algorithms at Maximum Warp*, PPoPP'11). ``scan_mapped``: block prefix-sum of the frontier
+        degrees into shared memory, threads then take edges from it (ibid. §3.2; CTA+Warp+Scan,
+        Busato & Bombieri, *Graph Algorithms on GPUs*, §5.2.2). ``binary_search``: device-wide
+        binary search over the prefix-sum of the frontier degrees, one thread per edge (ibid. §3.3).
+        ``degree_classified``: Small/Middle/Large/Extreme frontier queues expanded by a thread / warp
+        / block / the grid per vertex (Liu & Huang, *Enterprise*, SC'15, §4.2). ``edge_mapped``: one
+        thread per edge of a COO edge list (*Graph Algorithms on GPUs*, §1.3, §5.3.1).
     virtual_warp_size : {1, 2, 4, 8, 16, 32, 'dynamic'} or None
         Threads cooperating on one frontier vertex (Hong et al.). ``'dynamic'``: chosen per level
         as ``nearest_pow2(resident_threads / frontier_size)`` clamped to
@@ -164,8 +237,30 @@ class TraversalConfig:
     min_virtual_warp_size : {1, 2, 4, 8, 16, 32} or None
         Lower clamp of the dynamic virtual warp size (BFS-4K knob K1). Applies only when
         ``virtual_warp_size == 'dynamic'`` (``None`` there means 4); must be ``None`` otherwise.
+    defer_outliers : {'off', 256, 2048, 16384} or None
+        ``vertex_mapped`` only: frontier vertices with a larger out-degree are deferred to a queue
+        expanded afterwards by the whole grid (Hong et al. §3.2, deferring outliers).
+    work_chunk : {'static', 32, 256} or None
+        ``vertex_mapped`` only: frontier vertices a warp fetches at a time from a device work counter
+        (Hong et al. §3.2, dynamic workload distribution); ``static`` = grid-stride split.
+    warp_gathering, block_gathering, supplementary_queues : or None
+        Support strategies of Busato & Bombieri §3.4, only with ``vertex_mapped`` / ``scan_mapped``
+        (a support with another technique raises ``ValueError`` naming both fields). Each is
+        ``'off'`` or the out-degree above which a vertex is expanded by the whole warp
+        (``warp_gathering``: 32 = warp size, the paper's default, or 128), by the whole block
+        (``block_gathering``: ``'block_size'``, the paper's default, or 4096), or put in
+        power-of-two bins each expanded by a kernel sized for it (``supplementary_queues``:
+        ``'half_resident'`` = half the resident threads, the paper's default, or 65536).
+    chunk_size : {'dynamic', 2048} or None
+        ``binary_search`` only: edges per block round; ``dynamic`` = min(ceil(frontier edges /
+        resident threads) * block_size, shared-memory capacity) (Busato & Bombieri §3.3).
+    dc_small, dc_middle, dc_large : int or None
+        ``degree_classified`` only: class thresholds (Enterprise §4.2 defaults 32 / 256 / 65536).
     block_size : {128, 256, 512, 1024}
         Threads per block (BFS-4K knob K6).
+    duplicate_culling : {'none', 'hash'}
+        ``hash``: a shared-memory hash table per block drops neighbours the block has already
+        offered to the claim (BFS-4K §6), in front of the exact visited-status check, which stays.
     direction : {'push', 'push_pull'}
         ``push`` = top-down only; ``push_pull`` = direction-optimizing: pull (bottom-up) levels over
         the unvisited vertices, each stopping at its first parent found in the frontier (Liu &
@@ -183,13 +278,17 @@ class TraversalConfig:
         Hub ratio threshold of ``hub_ratio`` (Enterprise: 30%).
     hub_degree : {64, 512, 4096} or None
         Hub vertex degree threshold tau of ``hub_ratio``.
-    small_frontier : {'none', 'single_block'}
+    hub_cache : {'off', 'on'} or None
+        ``push_pull`` only: pull levels first look parents up in a shared-memory cache of the
+        frontier's hub vertices (Enterprise §4.3).
+    small_frontier : {'none', 'single_block', 'persistent'}
         ``single_block``: levels whose frontier holds at most ``frontier_limit`` vertices (and 16x
         as many edges) run inside one persistent single-block kernel that iterates levels on the
-        device (Busato & Bombieri, *BFS-4K*, §5.5, FrontierLimit); ``none``: one multi-block launch
-        per level.
-    frontier_limit : {512, 2048, 8192} or None
-        Hand-over threshold (vertices) between the single-block and the multi-block kernels.
+        device (Busato & Bombieri, *BFS-4K*, §5.5, FrontierLimit); ``persistent``: the same levels
+        run in a cooperative kernel of resident blocks with a grid barrier between levels;
+        ``none``: one multi-block launch per level.
+    frontier_limit : {512, 2048, 8192, 32768} or None
+        Hand-over threshold (vertices) between the small-frontier path and the multi-block kernels.
 
     Raises
     ------
@@ -201,13 +300,24 @@ class TraversalConfig:
     load_balance: str = "vertex_mapped"
     virtual_warp_size: int | str | None = None
     min_virtual_warp_size: int | None = None
+    defer_outliers: int | str | None = None
+    work_chunk: int | str | None = None
+    warp_gathering: int | str | None = None
+    block_gathering: int | str | None = None
+    supplementary_queues: int | str | None = None
+    chunk_size: int | str | None = None
+    dc_small: int | None = None
+    dc_middle: int | None = None
+    dc_large: int | None = None
     block_size: int = 256
+    duplicate_culling: str = "none"
     direction: str = "push"
     switch_rule: str | None = None
     alpha: int | None = None
     beta: int | None = None
     gamma: float | None = None
     hub_degree: int | None = None
+    hub_cache: str | None = None
     small_frontier: str = "single_block"
     frontier_limit: int | None = None
 
@@ -273,7 +383,16 @@ class TraversalConfig:
             if self.min_virtual_warp_size is not None:
                 vw += f"(min{self.min_virtual_warp_size})"
             parts.append(vw)
+        for name, short in (("defer_outliers", "defer"), ("work_chunk", "chunk"), ("warp_gathering", "wg"),
+                            ("block_gathering", "bg"), ("supplementary_queues", "sq"), ("chunk_size", "chunk")):
+            value = getattr(self, name)
+            if value not in (None, "off", "static"):
+                parts.append(f"{short}={value}")
+        if self.dc_small is not None:
+            parts.append(f"dc={self.dc_small},{self.dc_middle},{self.dc_large}")
         parts.append(f"b{self.block_size}")
+        if self.duplicate_culling != "none":
+            parts.append(f"cull={self.duplicate_culling}")
         if self.direction == "push_pull":
             if self.switch_rule == "alpha_beta":
                 parts.append(f"push_pull(a{self.alpha},b{self.beta})")
@@ -281,8 +400,12 @@ class TraversalConfig:
                 parts.append(f"push_pull(g{self.gamma},t{self.hub_degree},b{self.beta})")
         else:
             parts.append(self.direction)
+        if self.hub_cache == "on":
+            parts.append("hubcache")
         if self.small_frontier == "single_block":
             parts.append(f"sb{self.frontier_limit}")
+        elif self.small_frontier == "persistent":
+            parts.append(f"persist{self.frontier_limit}")
         return "/".join(parts)
 
     def with_(self, **changes) -> "TraversalConfig":
@@ -330,20 +453,49 @@ def default_config() -> TraversalConfig:
     return TraversalConfig()
 
 
-def all_configs() -> tuple[TraversalConfig, ...]:
-    """Every valid :class:`TraversalConfig` of this release, in table order (for sweeps and tests).
+def iter_configs() -> Iterator[TraversalConfig]:
+    """Every valid :class:`TraversalConfig` of this release, lazily, in table order.
 
-    Returns
-    -------
-    tuple of TraversalConfig
+    There are :func:`count_configs` of them (about 2 * 10**7), too many to materialise: sweeps use
+    :func:`autotune.sweep.portfolio` or :func:`autotune.sweep.grid`, searches sample the table.
+
+    Yields
+    ------
+    TraversalConfig
         Distinct configs, enumerated field by field over the allowed values of the fields that
         apply (neutral ``None`` for the others).
     """
-    partial: list[dict[str, Any]] = [{}]
-    for name, spec in _FIELDS.items():
-        nxt = []
-        for values in partial:
-            choices = spec.allowed if spec.applies(values) else (None,)
-            nxt.extend({**values, name: c} for c in choices)
-        partial = nxt
-    return tuple(TraversalConfig(**values) for values in partial)
+    names = list(_FIELDS)
+
+    def walk(i: int, values: dict):
+        if i == len(names):
+            yield TraversalConfig(**values)
+            return
+        spec = _FIELDS[names[i]]
+        for c in (spec.allowed if spec.applies(values) else (None,)):
+            values[names[i]] = c
+            yield from walk(i + 1, values)
+        del values[names[i]]
+
+    yield from walk(0, {})
+
+
+def count_configs() -> int:
+    """Number of distinct valid configs (what :func:`iter_configs` yields), computed without
+    enumerating them: a count memoised on the values later rules read."""
+    names = list(_FIELDS)
+    read_later = [set().union(*(_FIELDS[n].depends_on for n in names[i:])) if i < len(names) else set()
+                  for i in range(len(names) + 1)]
+    memo: dict = {}
+
+    def count(i: int, values: dict) -> int:
+        if i == len(names):
+            return 1
+        key = (i, tuple(sorted((k, repr(v)) for k, v in values.items() if k in read_later[i])))
+        if key not in memo:
+            spec = _FIELDS[names[i]]
+            memo[key] = sum(count(i + 1, {**values, names[i]: c})
+                            for c in (spec.allowed if spec.applies(values) else (None,)))
+        return memo[key]
+
+    return count(0, {})

@@ -37,7 +37,20 @@ STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level"
 PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
                          ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
                          ("n_hubs", "<i4"), ("min_vw", "<i4"), ("n_edges", "<i8")], align=True)
-assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 48
+#: Mirrors ``struct BFSAux`` (kernels/bfs_common.cuh), 248 bytes: options and scratch buffers of
+#: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
+AT_SQ_MAX_BINS = 16
+AUX_DTYPE = np.dtype([
+    ("wg_degree", "<i4"), ("bg_degree", "<i4"), ("sq_degree", "<i4"), ("sq_base_log2", "<i4"), ("sq_bins", "<i4"),
+    ("defer_degree", "<i4"), ("work_chunk", "<i4"), ("push_finishes", "<i4"), ("hash_cull", "<i4"),
+    ("dc_small", "<i4"), ("dc_middle", "<i4"), ("dc_large", "<i4"), ("bs_dynamic_chunk", "<i4"),
+    ("n_hub_cache", "<i4"), ("heavy_off", "<i4", (AT_SQ_MAX_BINS + 2,)),
+    ("heavy", "<u8"), ("heavy_ctr", "<u8"), ("dc_queue", "<u8", (8,)), ("dc_ctr", "<u8"), ("coo_src", "<u8"),
+    ("hub_list", "<u8"), ("barrier", "<u8"), ("work_ctr", "<u8")], align=True)
+assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 48 and AUX_DTYPE.itemsize == 248
+AT_OFF = np.iinfo(np.int32).max
+#: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
+HUB_CACHE_ENTRIES = 1024
 
 #: What ``run(graph)`` / ``BFSEngine(graph)`` use when no config is given: the most robust config
 #: measured on an H100 (binary search + direction-optimizing + single-block small levels). It is
@@ -45,9 +58,9 @@ assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 48
 #: Kronecker graphs; ``tune(graph)`` picks per graph.
 DEFAULT_CONFIG = TraversalConfig(load_balance="binary_search", direction="push_pull")
 
-PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK = 0, 1, 2
+PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT = 0, 1, 2, 3
 _PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_block"),
-               PATH_SINGLE_BLOCK: ("push", "single_block")}
+               PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent")}
 SB_THREADS = 1024
 SB_EDGE_FACTOR = 16
 
@@ -153,7 +166,13 @@ def device_bytes_needed(graph: CSRGraph, config: TraversalConfig) -> int:
     per_frontier = 3 if config.load_balance == "binary_search" else 1
     need += 4 * n * 3                      # distances, predecessors, out-degrees
     need += 2 * per_frontier * 4 * n       # frontier in/out (+ prefix, row start)
-    need += 16 * (n + 3) + 256             # per-level trace (sizes, path/vw, timestamps), state, params
+    need += 16 * (n + 3) + 512             # per-level trace (sizes, path/vw, timestamps), state, params, aux
+    if config.load_balance == "degree_classified":
+        need += 2 * 4 * n                  # class queues of two frontiers (each partitions its frontier)
+    if config.load_balance == "edge_mapped":
+        need += 4 * m + 8 * m              # COO sources, kept (+ transient search keys)
+    if config.defer_outliers not in (None, "off") or config.supplementary_queues not in (None, "off"):
+        need += 4 * n                      # heavy-vertex segments (at most every vertex)
     if config.direction == "push_pull" and graph.directed and "transpose" not in graph._cache:
         need += 4 * (n + 1) + 4 * m        # in-edges (transposed CSR), kept
         need += 12 * m                     # transient: row ids + sort order while transposing
@@ -236,8 +255,8 @@ class BFSEngine:
         prm["hub_degree"] = cfg.hub_degree if cfg.hub_degree is not None else np.iinfo(np.int32).max
         prm["n_hubs"] = int((self.out_degrees > cfg.hub_degree).sum()) if cfg.hub_degree is not None else 0
         prm["min_vw"] = cfg.min_virtual_warp_size or 1
-        self.single_block = cfg.small_frontier == "single_block"
-        if self.single_block:
+        self.small_frontier = cfg.small_frontier
+        if cfg.small_frontier != "none":
             prm["sb_limit"] = cfg.frontier_limit
             prm["sb_edge_limit"] = cfg.frontier_limit * SB_EDGE_FACTOR
         self.params_host = prm
@@ -249,24 +268,107 @@ class BFSEngine:
         if lb == "vertex_mapped":
             vw = cfg.virtual_warp_size
             push_name = f"vertex_mapped_push<{b}, {0 if vw == 'dynamic' else vw}>"
-        elif lb == "binary_search":
-            push_name = f"binary_search_push<{b}>"
+        elif lb in ("scan_mapped", "binary_search", "degree_classified", "edge_mapped"):
+            push_name = f"{lb}_push<{b}>"
         else:  # pragma: no cover - TraversalConfig rejects unknown techniques
             raise ValueError(f"load_balance={lb!r} has no kernel")
         self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
-        if self.single_block:
+        if cfg.small_frontier == "single_block":
             self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}>"), 1, SB_THREADS))
+        elif cfg.small_frontier == "persistent":
+            k = get_kernel("persistent", f"persistent_levels<{b}, {wp}>")
+            self._launches.append((k, self._resident_blocks(k, b), b))
         push = get_kernel(lb, push_name)
         self.grid = self._resident_blocks(push, b)
         self.resident_threads = self.grid * b
         self._launches.append((push, self.grid, b))
+        self.aux_host, self._aux_buffers = self._build_aux(cfg)
+        self.aux = cupy.asarray(np.frombuffer(self.aux_host.tobytes(), dtype=np.uint8))
+        if not self.aux_host["push_finishes"]:  # deferred outliers / supplementary queues close the level
+            k = get_kernel("heavy", f"heavy_vertices<{b}>")
+            self._launches.append((k, self._resident_blocks(k, b), b))
         if pull:
             k = get_kernel("pull", f"pull_level<{b}, {wp}>")
             self._launches.append((k, self._resident_blocks(k, b), b))
         self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.distances, self.predecessors,
                       self.frontiers[0], self.frontiers[1], self.prefixes[0], self.prefixes[1],
                       self.row_starts[0], self.row_starts[1], self.state, self.params,
-                      self.level_sizes, self.level_info, self.level_time)
+                      self.level_sizes, self.level_info, self.level_time, self.aux)
+
+    def _build_aux(self, cfg: TraversalConfig):
+        """The ``BFSAux`` block (host copy) and the device buffers it points to."""
+        import cupy
+
+        aux = np.zeros((), dtype=AUX_DTYPE)
+        bufs: dict[str, object] = {}
+        deg = self.out_degrees
+        max_deg = int(deg.max()) if self.n else 0
+        b = cfg.block_size
+
+        def ptr(name, arr):
+            bufs[name] = arr
+            return arr.data.ptr
+
+        def threshold(value, *, named: dict) -> int:
+            if value in (None, "off"):
+                return AT_OFF
+            return int(named.get(value, value))
+
+        device_threads = self.props["sm_count"] * self.props["max_threads_per_sm"]
+        aux["wg_degree"] = threshold(cfg.warp_gathering, named={})
+        aux["bg_degree"] = threshold(cfg.block_gathering, named={"block_size": b})
+        aux["sq_degree"] = sq = threshold(cfg.supplementary_queues, named={"half_resident": device_threads // 2})
+        aux["defer_degree"] = defer = threshold(cfg.defer_outliers, named={})
+        # heavy-vertex segments: 0 = deferred outliers, 1.. = supplementary-queue bins
+        seg_sizes = [0] * (AT_SQ_MAX_BINS + 1)
+        if sq != AT_OFF and max_deg > sq:
+            base = int(np.floor(np.log2(sq)))
+            bins = min(AT_SQ_MAX_BINS, int(np.floor(np.log2(max_deg))) - base + 1)
+            aux["sq_base_log2"], aux["sq_bins"] = base, bins
+            lg = cupy.floor(cupy.log2(cupy.maximum(deg, 1).astype(np.float64))).astype(np.int32)
+            idx = cupy.clip(lg - base, 0, bins - 1)
+            counts = cupy.bincount(idx[deg > sq], minlength=bins).get()
+            seg_sizes[1:bins + 1] = [int(c) for c in counts]
+        else:
+            aux["sq_degree"] = sq = AT_OFF
+        if defer != AT_OFF:
+            seg_sizes[0] = int((deg > defer).sum())
+        offsets = np.concatenate([[0], np.cumsum(seg_sizes)]).astype(np.int32)
+        aux["heavy_off"][: len(offsets)] = offsets
+        aux["heavy_off"][len(offsets):] = offsets[-1]
+        heavy_on = offsets[-1] > 0
+        aux["push_finishes"] = 0 if heavy_on else 1
+        if heavy_on:
+            aux["heavy"] = ptr("heavy", cupy.empty(int(offsets[-1]), dtype=np.int32))
+            aux["heavy_ctr"] = ptr("heavy_ctr", cupy.zeros(AT_SQ_MAX_BINS + 1, dtype=np.int32))
+        if cfg.work_chunk not in (None, "static"):
+            aux["work_chunk"] = int(cfg.work_chunk)
+            aux["work_ctr"] = ptr("work_ctr", cupy.zeros(1, dtype=np.int32))
+        aux["hash_cull"] = 1 if cfg.duplicate_culling == "hash" else 0
+        if cfg.load_balance == "degree_classified":
+            aux["dc_small"], aux["dc_middle"], aux["dc_large"] = cfg.dc_small, cfg.dc_middle, cfg.dc_large
+            bounds = [(1, cfg.dc_small), (cfg.dc_small, cfg.dc_middle), (cfg.dc_middle, cfg.dc_large + 1),
+                      (cfg.dc_large + 1, AT_OFF)]
+            for c, (lo, hi) in enumerate(bounds):  # a class queue holds at most the graph's vertices of that class
+                cap = max(1, int(((deg >= lo) & (deg < hi)).sum()))
+                for s in range(2):
+                    aux["dc_queue"][s * 4 + c] = ptr(f"dc_queue{s}{c}", cupy.empty(cap, dtype=np.int32))
+            aux["dc_ctr"] = ptr("dc_ctr", cupy.zeros(12, dtype=np.int32))
+        else:
+            aux["dc_small"] = aux["dc_middle"] = aux["dc_large"] = AT_OFF
+        aux["bs_dynamic_chunk"] = 1 if cfg.chunk_size == "dynamic" else 0
+        if cfg.load_balance == "edge_mapped":
+            ro = self.row_offsets
+            src = (cupy.searchsorted(ro, cupy.arange(self.graph.n_edges, dtype=ro.dtype), side="right") - 1)
+            aux["coo_src"] = ptr("coo_src", src.astype(np.int32))
+        if cfg.hub_cache == "on":
+            k = min(HUB_CACHE_ENTRIES, self.n)
+            hubs = cupy.argsort(-deg)[:k].astype(np.int32)
+            aux["n_hub_cache"] = k
+            aux["hub_list"] = ptr("hub_list", hubs)
+        if cfg.small_frontier == "persistent":
+            aux["barrier"] = ptr("barrier", cupy.zeros(2, dtype=np.uint32))
+        return aux, bufs
 
     def _resident_blocks(self, kernel, block: int) -> int:
         sm = self.props["sm_count"]
@@ -312,7 +414,7 @@ class BFSEngine:
         self.predecessors.fill(-1)
         self._init((1,), (32,), (self.row_offsets, self.distances, self.predecessors, np.int32(source),
                                  self.frontiers[0], self.prefixes[0], self.row_starts[0], self.state, self.params,
-                                 self.level_time))
+                                 self.level_time, self.aux))
         args, launches = self._args, self._launches
         batch = FIRST_BATCH
         while True:

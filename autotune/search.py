@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .config import TraversalConfig, _FIELDS, all_configs
+from .config import TraversalConfig, _FIELDS, count_configs
 from .errors import AutotuneError
 from .features import GraphFeatures
 
@@ -94,10 +94,17 @@ def _as_features(features) -> GraphFeatures:
 
 
 def _switch_value(allowed: tuple, on: bool):
-    """The allowed value meaning on/off for a support field (True/False or 'on'/'off'), else None."""
+    """The allowed value meaning on/off for a support field, else None.
+
+    ``True``/``False`` or ``'on'``/``'off'``; for a threshold field whose values are ``'off'``
+    followed by thresholds (e.g. ``('off', 32, 128)``), "on" is the first threshold, the paper's
+    default (warp size, block size, half the resident threads).
+    """
     for cand in ((True, "on") if on else (False, "off")):
         if any(type(a) is type(cand) and a == cand for a in allowed):
             return cand
+    if on and len(allowed) > 1 and allowed[0] == "off":
+        return allowed[1]
     return None
 
 
@@ -170,7 +177,7 @@ def table2_rule(features, device: Mapping[str, Any] | None = None) -> TraversalC
 @functools.lru_cache(maxsize=1)
 def _n_configs() -> int:
     """Number of distinct configs of the table (the search stops once all were tried)."""
-    return len(all_configs())
+    return count_configs()
 
 
 def suggest_config(trial) -> TraversalConfig:

@@ -13,14 +13,17 @@ name already in the log is skipped.
 Config sets
 -----------
 ``"grid"``
-    Every valid config of this release (:func:`autotune.config.all_configs`).
+    The crossover grid (:func:`grid`): every load-balancing technique with none, each and all of its
+    support strategies and options at the papers' defaults, with and without hash culling, each
+    in ``push`` and ``push_pull``. The whole table (:func:`autotune.config.count_configs`, about
+    2 * 10**7 configs) is for the search to sample, not for a sweep.
 ``"portfolio"``
     A small, diverse subset derived from the config table (:func:`portfolio`): for every
     load-balancing technique, its default config and every *one-knob change* of it (each other
     field set to each of its allowed values, the rest at their defaults), e.g. for
     ``vertex_mapped``: every static virtual warp size and every dynamic minimum, every block size,
-    ``push_pull`` with its default switch rule, each small-frontier mode and limit. A few dozen
-    configs where the grid holds thousands; new techniques and knobs join automatically.
+    ``push_pull`` with its default switch rule, each small-frontier mode and limit. New techniques
+    and knobs join automatically.
 
 Graph lists and corpus files
 ----------------------------
@@ -40,11 +43,11 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .config import TraversalConfig, _FIELDS, all_configs
+from .config import TraversalConfig, _FIELDS
 from .logs import LogRecord, LogWriter, make_record, read_log
 
 __all__ = [
-    "sweep", "SweepResult", "portfolio", "resolve_configs", "read_corpus", "resolve_graph_entry",
+    "sweep", "SweepResult", "portfolio", "grid", "resolve_configs", "read_corpus", "resolve_graph_entry",
     "shared_graphs_dirs", "host_device", "ValidatedGPURunner", "default_corpus_path",
 ]
 
@@ -86,6 +89,47 @@ def portfolio() -> tuple[TraversalConfig, ...]:
     return tuple(out.values())
 
 
+#: Options of each technique at the papers' defaults (Busato & Bombieri §3.3-3.4 Table 2; Hong et
+#: al. §3.2), toggled one at a time and all together by :func:`grid`.
+_GRID_OPTIONS: dict[str, dict[str, object]] = {
+    "vertex_mapped": {"warp_gathering": 32, "block_gathering": "block_size",
+                      "supplementary_queues": "half_resident", "defer_outliers": 2048, "work_chunk": 32},
+    "scan_mapped": {"warp_gathering": 32, "block_gathering": "block_size", "supplementary_queues": "half_resident"},
+    "binary_search": {"chunk_size": 2048},
+    "degree_classified": {},
+    "edge_mapped": {},
+}
+
+
+def grid() -> tuple[TraversalConfig, ...]:
+    """The crossover grid: each technique × {no option, each option alone, the supports together}
+    × {no culling, hash culling} on its base, each in ``push`` and ``push_pull``.
+
+    The supports together are warp + block gathering + supplementary queues (Busato & Bombieri
+    Table 2 with every condition true). Every other field keeps its default.
+
+    Returns
+    -------
+    tuple of TraversalConfig
+        Distinct configs, technique by technique.
+    """
+    out: dict[str, TraversalConfig] = {}
+    for t in _FIELDS["load_balance"].allowed:
+        base = TraversalConfig(load_balance=t)
+        options = _GRID_OPTIONS.get(t, {})
+        variants = [base, base.with_(duplicate_culling="hash")]
+        variants += [base.with_(**{k: v}) for k, v in options.items()]
+        supports = {k: v for k, v in options.items() if k in ("warp_gathering", "block_gathering",
+                                                               "supplementary_queues")}
+        if len(supports) > 1:
+            variants.append(base.with_(**supports))
+        for cfg in variants:
+            for direction in ("push", "push_pull"):
+                c = cfg.with_(direction=direction)
+                out.setdefault(c.config_id, c)
+    return tuple(out.values())
+
+
 def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
     """Config set from ``"portfolio"``, ``"grid"``, or an iterable of configs / dicts / JSON files.
 
@@ -107,7 +151,7 @@ def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
         if configs == "portfolio":
             return portfolio()
         if configs == "grid":
-            return all_configs()
+            return grid()
         raise ValueError(f"unknown config set {configs!r}; expected 'portfolio', 'grid' or a list of configs")
     out: dict[str, TraversalConfig] = {}
     for c in configs:
@@ -339,7 +383,7 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
     graphs : str, CSRGraph or sequence of them, optional
         Graph files, generator specs (``kron:scale=20``), ``shared:NAME`` entries or graphs.
     configs : {'portfolio', 'grid'} or sequence of TraversalConfig/dict/path, default 'portfolio'
-        See the module docstring (:func:`portfolio`, :func:`autotune.config.all_configs`).
+        See the module docstring (:func:`portfolio`, :func:`grid`).
     out : str or os.PathLike
         JSONL log, appended to (created with its folders when missing).
     n_sources : int, default 16

@@ -64,6 +64,45 @@ struct BFSParams {
     long long n_edges;
 };
 
+#define AT_OFF 0x7fffffff  // a degree threshold that is never exceeded: the option is off
+#define AT_SQ_MAX_BINS 16
+#define AT_HASH_SIZE 1024  // entries of the shared-memory duplicate-culling table (power of two)
+
+// Options and scratch buffers of the techniques beyond the basic push/pull levels. Built by the
+// engine (autotune/engine.py, AUX_DTYPE mirrors it); every pointer a technique does not use is null.
+// Degree thresholds are out-degrees; AT_OFF (INT_MAX) switches an option off.
+struct BFSAux {
+    // Support strategies of vertex_mapped / scan_mapped (Busato & Bombieri, "Efficient load
+    // balancing techniques ...", section 3.4).
+    int wg_degree;       // warp-based gathering: out-degree > wg_degree -> the whole warp
+    int bg_degree;       // block-based gathering: out-degree > bg_degree -> the whole block
+    int sq_degree;       // supplementary queues: out-degree > sq_degree -> power-of-two bins
+    int sq_base_log2;    // b: bin i holds out-degrees in [2^(b+i), 2^(b+i+1)) (last bin: and above)
+    int sq_bins;         // bins in use (<= AT_SQ_MAX_BINS)
+    // Virtual-warp options (Hong et al., PPoPP'11, section 3.2).
+    int defer_degree;    // deferring outliers: out-degree > defer_degree -> deferred queue
+    int work_chunk;      // dynamic workload distribution: frontier vertices per fetch; 0 = static
+    int push_finishes;   // 1: the push kernel closes the level; 0: heavy_vertices (deferred / SQ) does
+    int hash_cull;       // BFS-4K section 6: shared-memory hash-table duplicate culling before the claim
+    // degree_classified (Liu & Huang, "Enterprise", section 4.2): Small < dc_small <= Middle <
+    // dc_middle <= Large <= dc_large < Extreme.
+    int dc_small, dc_middle, dc_large;
+    int bs_dynamic_chunk;  // binary_search: 1 = dynamic chunk size, 0 = fixed AT_BS_CHUNK edges
+    int n_hub_cache;     // pull levels: hub-vertex cache entries in shared memory (Enterprise 4.3); 0 = off
+    int heavy_off[AT_SQ_MAX_BINS + 2];  // segment k of `heavy`: [heavy_off[k], heavy_off[k+1]); 0 = deferred
+    vid_t* heavy;        // deferred outliers (segment 0) and supplementary-queue bins (segments 1..)
+    int* heavy_ctr;      // [AT_SQ_MAX_BINS + 1] fill counters of the segments, zeroed when a level closes
+    vid_t* dc_queue[8];  // class queues: frontier L uses dc_queue[(L & 1) * 4 + class]
+    int* dc_ctr;         // [3][4] ring of class-queue sizes: frontier L counts in dc_ctr[(L % 3) * 4 + class]
+    const vid_t* coo_src;  // edge_mapped: source vertex of every edge (COO row array)
+    const vid_t* hub_list; // pull hub cache: the n_hub_cache vertices of largest out-degree
+    unsigned* barrier;   // persistent kernel: [0] arrivals, [1] generation
+    int* work_ctr;       // dynamic workload distribution: next frontier index to hand out
+};
+static_assert(sizeof(BFSAux) == 248 && __builtin_offsetof(BFSAux, heavy) == 128 &&
+                  __builtin_offsetof(BFSAux, dc_queue) == 144 && __builtin_offsetof(BFSAux, work_ctr) == 240,
+              "BFSAux must match AUX_DTYPE in autotune/engine.py");
+
 // Where a level appends its next frontier.
 struct FrontierOut {
     vid_t* vertices;
@@ -72,13 +111,17 @@ struct FrontierOut {
     u64* ctr;
     int* hubs;        // nullptr unless the hub-ratio rule counts hubs
     int hub_degree;
+    int* dc_ctr;      // degree_classified: the 4 class counters of the next frontier (else nullptr)
+    vid_t* const* dc_queue;  // degree_classified: the 4 class queues of the next frontier
+    int dc_small, dc_middle, dc_large;
 };
 
 #define AT_LEVEL_ARGS                                                                                  \
     const int* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,                    \
     const int* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices, int* distances,     \
     int* predecessors, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0, int* r1, BFSState* st,         \
-    const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time
+    const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time,            \
+    const BFSAux* __restrict__ aux
 
 __device__ __forceinline__ unsigned at_lane_id() { return threadIdx.x & 31u; }
 
@@ -98,7 +141,8 @@ __device__ __forceinline__ int at_count(u64 packed) { return (int)(unsigned)(pac
 __device__ __forceinline__ int at_degsum(u64 packed) { return (int)(unsigned)(packed >> 32); }
 
 __device__ __forceinline__ FrontierOut at_frontier_out(int L, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0,
-                                                       int* r1, BFSState* st, const BFSParams* prm) {
+                                                       int* r1, BFSState* st, const BFSParams* prm,
+                                                       const BFSAux* aux) {
     const bool odd = (L & 1) != 0;  // level L reads buffer L&1 and writes buffer (L+1)&1
     FrontierOut o;
     o.vertices = odd ? f0 : f1;
@@ -107,7 +151,62 @@ __device__ __forceinline__ FrontierOut at_frontier_out(int L, vid_t* f0, vid_t* 
     o.ctr = &st->ctr[(L + 1) % 3];
     o.hubs = prm->dir_mode == AT_DIR_HUB_RATIO ? &st->hub_ctr[(L + 1) % 3] : nullptr;
     o.hub_degree = prm->hub_degree;
+    if (aux->dc_ctr != nullptr) {
+        o.dc_ctr = aux->dc_ctr + ((L + 1) % 3) * 4;
+        o.dc_queue = aux->dc_queue + ((L + 1) & 1) * 4;
+    } else {
+        o.dc_ctr = nullptr;
+        o.dc_queue = nullptr;
+    }
+    o.dc_small = aux->dc_small;
+    o.dc_middle = aux->dc_middle;
+    o.dc_large = aux->dc_large;
     return o;
+}
+
+// Degree class of a frontier vertex (Enterprise section 4.2): 0 Small, 1 Middle, 2 Large,
+// 3 Extreme; -1 for out-degree 0 (nothing to expand, kept out of the class queues).
+__device__ __forceinline__ int at_degree_class(int deg, int small, int middle, int large) {
+    if (deg <= 0) return -1;
+    return deg < small ? 0 : (deg < middle ? 1 : (deg <= large ? 2 : 3));
+}
+
+// Append `v` (when `take`) to the class queue of its degree, warp-aggregated; every lane calls it.
+__device__ __forceinline__ void at_warp_append_class(bool take, vid_t v, int deg, const FrontierOut& out) {
+    const int cls = take ? at_degree_class(deg, out.dc_small, out.dc_middle, out.dc_large) : -1;
+    const unsigned lane = at_lane_id();
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+        const unsigned b = __ballot_sync(AT_FULL_MASK, cls == c);
+        if (b == 0u) continue;
+        int base = 0;
+        if (lane == 0) base = atomicAdd(out.dc_ctr + c, __popc(b));
+        base = __shfl_sync(AT_FULL_MASK, base, 0);
+        if (cls == c) out.dc_queue[c][base + __popc(b & at_lanemask_lt())] = v;
+    }
+}
+
+// The block's shared-memory duplicate-culling table (BFS-4K section 6). One static instance per
+// kernel that uses it; at_hash_init must run (block-uniformly) before the first at_hash_seen.
+__device__ __forceinline__ int* at_hash_table() {
+    __shared__ int table[AT_HASH_SIZE];
+    return table;
+}
+
+__device__ __forceinline__ void at_hash_init(const BFSAux* aux) {
+    if (!aux->hash_cull) return;
+    int* t = at_hash_table();
+    for (int i = threadIdx.x; i < AT_HASH_SIZE; i += blockDim.x) t[i] = -1;
+    __syncthreads();
+}
+
+// True when another thread of this block already inserted `v` in this kernel: that thread makes
+// the exact claim for v (or found it visited), so this one may drop it. Any vertex in the table
+// was offered to the exact claim during this traversal, so dropping is always safe; a false
+// "not seen" only costs the claim. Reduces the atomics of frontiers with many duplicate neighbours.
+__device__ __forceinline__ bool at_hash_seen(vid_t v) {
+    int* t = at_hash_table();
+    return atomicExch(t + ((unsigned)v * 2654435761u >> 22) % AT_HASH_SIZE, v) == v;
 }
 
 // Which path runs a level, from its frontier size and edges, its hub count, the edges explored by
@@ -153,6 +252,13 @@ __device__ __forceinline__ bool at_try_claim(int* distances, vid_t v, int next_l
     return atomicCAS(distances + v, -1, next_level) == -1;
 }
 
+// at_try_claim behind the optional hash-table culling (aux->hash_cull; at_hash_init must have run).
+__device__ __forceinline__ bool at_try_claim_culled(int* distances, vid_t v, int next_level, const BFSAux* aux) {
+    if (*((volatile int*)distances + v) != -1) return false;
+    if (aux->hash_cull && at_hash_seen(v)) return false;
+    return atomicCAS(distances + v, -1, next_level) == -1;
+}
+
 // Warp-aggregated append of the claimed vertices of a *converged* warp to the next frontier.
 // Every lane must call it (full mask). WITH_PREFIX also writes, per appended vertex, the exclusive
 // prefix-sum of degrees (online unordered prefix-sum) and its row start, as binary_search needs.
@@ -186,11 +292,27 @@ __device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, int
             out.row_start[pos] = row_start;
         }
     }
+    if (out.dc_ctr != nullptr) at_warp_append_class(claim, v, deg, out);
+}
+
+// Per-level scratch of BFSAux reset when level L closes (one thread): the class counters two
+// levels ahead, the heavy-vertex segments and the work counter.
+__device__ __forceinline__ void at_aux_finish_level(const BFSAux* aux, int L) {
+    if (aux->dc_ctr != nullptr) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) aux->dc_ctr[((L + 2) % 3) * 4 + c] = 0;
+    }
+    if (aux->heavy_ctr != nullptr) {
+        for (int k = 0; k <= aux->sq_bins; ++k) aux->heavy_ctr[k] = 0;
+    }
+    if (aux->work_ctr != nullptr) *aux->work_ctr = 0;
 }
 
 // Close level L (one thread): trace, explored edges, direction, counters, then advance the level.
-__device__ __forceinline__ void at_finish_level(BFSState* st, int L, int fsize, int degsum, int path, int vw,
-                                                int* level_sizes, int* level_info, u64* level_time) {
+__device__ __forceinline__ void at_finish_level(BFSState* st, const BFSAux* aux, int L, int fsize, int degsum,
+                                                int path, int vw, int* level_sizes, int* level_info,
+                                                u64* level_time) {
+    at_aux_finish_level(aux, L);
     level_sizes[L] = fsize;
     level_info[L] = path | (vw << 8);
     level_time[L + 1] = at_globaltimer();
@@ -203,8 +325,9 @@ __device__ __forceinline__ void at_finish_level(BFSState* st, int L, int fsize, 
 }
 
 // End of a multi-block level kernel: the last block to get here closes the level.
-__device__ __forceinline__ void at_multi_block_finish(BFSState* st, int L, int fsize, int degsum, int path, int vw,
-                                                      int* level_sizes, int* level_info, u64* level_time) {
+__device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSAux* aux, int L, int fsize, int degsum,
+                                                      int path, int vw, int* level_sizes, int* level_info,
+                                                      u64* level_time) {
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
@@ -212,7 +335,7 @@ __device__ __forceinline__ void at_multi_block_finish(BFSState* st, int L, int f
         if (prev == gridDim.x - 1) {
             __threadfence();
             st->done_blocks = 0u;
-            at_finish_level(st, L, fsize, degsum, path, vw, level_sizes, level_info, level_time);
+            at_finish_level(st, aux, L, fsize, degsum, path, vw, level_sizes, level_info, level_time);
         }
     }
 }
@@ -220,7 +343,8 @@ __device__ __forceinline__ void at_multi_block_finish(BFSState* st, int L, int f
 // Start a traversal from `source`: distances/predecessors must already be filled with -1.
 extern "C" __global__ void bfs_init(const int* __restrict__ row_offsets, int* distances, int* predecessors,
                                     vid_t source, vid_t* frontier0, int* prefix0, int* row_start0, BFSState* st,
-                                    const BFSParams* __restrict__ prm, u64* level_time) {
+                                    const BFSParams* __restrict__ prm, u64* level_time,
+                                    const BFSAux* __restrict__ aux) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const int rs = row_offsets[source];
         const int deg = row_offsets[source + 1] - rs;
@@ -240,5 +364,21 @@ extern "C" __global__ void bfs_init(const int* __restrict__ row_offsets, int* di
         st->dir = AT_PATH_PUSH;
         st->explored = 0;
         level_time[0] = at_globaltimer();
+        if (aux->dc_ctr != nullptr) {
+            for (int i = 0; i < 12; ++i) aux->dc_ctr[i] = 0;
+            const int c = at_degree_class(deg, aux->dc_small, aux->dc_middle, aux->dc_large);
+            if (c >= 0) {
+                aux->dc_queue[c][0] = source;
+                aux->dc_ctr[c] = 1;
+            }
+        }
+        if (aux->heavy_ctr != nullptr) {
+            for (int k = 0; k <= aux->sq_bins; ++k) aux->heavy_ctr[k] = 0;
+        }
+        if (aux->work_ctr != nullptr) *aux->work_ctr = 0;
+        if (aux->barrier != nullptr) {
+            aux->barrier[0] = 0u;
+            aux->barrier[1] = 0u;
+        }
     }
 }

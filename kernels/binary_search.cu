@@ -1,102 +1,199 @@
 // binary_search.cu -- device-wide binary search over the prefix-sum of frontier degrees
-// (load_balance = "binary_search", basic form), one multi-block push level per launch.
+// (load_balance = "binary_search", full form), one multi-block push level per launch.
 //
 // Technique: Busato & Bombieri, "Efficient load balancing techniques for graph traversal
-// applications on GPUs", section 3.3 (device-wide binary search with unordered prefix-sum), and the
-// "dynamic / direct search" family of Busato & Bombieri, "Graph Algorithms on GPUs", section 5.
+// applications on GPUs", section 3.3 (device-wide binary search with unordered prefix-sum, its three
+// optimizations and Algorithm 1), and Busato & Bombieri, "Graph Algorithms on GPUs", section 5.3
+// (dynamic mapping: direct search 5.3.1, local warp search 5.3.2, block search 5.3.3).
 //
 // Every frontier entry carries (vertex, row start, exclusive prefix-sum of degrees). The prefix is
-// produced while the frontier is built, by the packed 64-bit atomicAdd of bfs_common.cuh (the
-// paper's *online unordered prefix-sum*, first of its three optimizations), so no scan kernel runs.
-// The frontier's edges [0, total) are cut into equal chunks of CHUNK = 2048 edges (the shared-memory
-// capacity of one block: 2048 x 12 bytes). Per chunk, one thread binary-searches the global
-// prefix for the first and last frontier entries it touches (phase A of the paper), the block
-// stages that slice in shared memory (phase B), and every thread then takes CHUNK / BLOCK edges,
-// each located with a binary search in shared memory, so every thread gets the same number of
-// edges whatever the degree distribution (phase C filters and builds the next frontier).
-// Chunks are taken grid-stride by a fully resident grid, so nothing depends on a host copy.
-// Not yet here (issue "every load-balancing technique"): discarding zero-contribution vertices,
-// the dynamic chunk size, the warp-level uniform binary search with shuffles (Algorithm 1).
+// produced while the frontier is built, by the packed 64-bit atomicAdd of at_warp_append<true>
+// (bfs_common.cuh): the paper's *online unordered prefix-sum* (first optimization), so no scan
+// kernel runs. The frontier's edges [0, total) are cut into equal chunks; chunks are taken
+// grid-stride by the fully resident grid (no host read per level). Per chunk (the paper's phases
+// A, B, C, fused in one launch):
+//   (A) two warps locate, with a warp-cooperative 32-ary search of the global prefix (each lane
+//       compares one pivot, ballot, narrow), the first and last frontier entries the chunk touches;
+//   (B) the block stages that slice of the frontier (prefix, vertex, row start - prefix) in shared
+//       memory (at most AT_BS_CHUNK entries = 24 KB; a slice with more entries, possible only when
+//       many entries have zero degree, is searched in global memory instead);
+//   (C) each warp takes 32 consecutive edges of the chunk per step: one cooperative search finds
+//       the entry of the warp's first edge, the warp loads the 32 entries from there (one
+//       coalesced shared-memory access, a lane each) and every lane finds its own edge's entry with
+//       the *uniform binary search with shuffles* of Algorithm 1 (5 __shfl_sync steps, no memory
+//       access). Lanes whose edge lies past those 32 entries (only across zero-degree entries)
+//       repeat from the entry of the first such edge. Then status lookup, claim and the append of
+//       the next frontier with its online prefix-sum.
+//
+// Second optimization (discarding vertices that cannot contribute), done exactly:
+//   * out-degree 0: such an entry adds 0 to the prefix, so its prefix equals its successor's and
+//     every search ("last entry with prefix <= edge") resolves past it: it is never expanded. It
+//     still occupies a queue slot and a staging slot (the frontier size stays the true |F|).
+//   * out-degree 1: when a vertex v is claimed from u and its single out-neighbour
+//     column_indices[row_offsets[v]] is u itself (the undirected "leaf" case of the paper) or v
+//     (a self-loop), that neighbour is already visited, so expanding v can never claim anything:
+//     v is appended with degree 0, i.e. it enters the next frontier (distances, predecessors,
+//     frontier size are unchanged) but contributes no edge to the prefix and is never searched.
+//     This is checked per vertex, so it is exact on directed graphs too (no 'directed' flag).
+//     Side effect: the degree sum of a frontier built by this kernel (the high half of the packed
+//     counter, hence BFSState::explored and the alpha rule) counts only contributing edges.
+// Third optimization (aux->bs_dynamic_chunk == 1): the chunk size is
+//   min(ceil(total_edges / resident_threads) * BLOCK, AT_BS_CHUNK)
+// so small frontiers are spread over many blocks instead of a few; otherwise AT_BS_CHUNK edges.
 #include "bfs_common.cuh"
 
-#define AT_BS_CHUNK 2048
+#define AT_BS_CHUNK 2048  // staging capacity in entries (3 x 2048 x 4 B = 24 KB) and fixed chunk size
 
-// last index i in [0, n) with a[i] <= key (a is non-decreasing and a[0] <= key)
-__device__ __forceinline__ int at_last_le(const int* a, int n, int key) {
-    int lo = 0, hi = n;  // answer in [lo, hi)
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) >> 1;
-        if (a[mid] <= key) lo = mid; else hi = mid;
+// Warp-cooperative search (all 32 lanes, same arguments): the last index i in [lo, hi) with
+// P[i] <= key, given P non-decreasing and P[lo] <= key. Each round every lane compares one pivot
+// (lane * step), a ballot picks the last pivot <= key and the range shrinks 32-fold: ceil(log32(n))
+// rounds instead of log2(n) dependent loads of a per-thread binary search.
+__device__ __forceinline__ int bs_warp_last_le(const int* P, int lo, int hi, int key) {
+    const int lane = (int)at_lane_id();
+    while (hi - lo > 1) {  // warp-uniform: lo, hi are the same in every lane
+        const int step = (hi - lo + 31) >> 5;
+        const int p = lo + lane * step;
+        const bool le = p < hi && P[p] <= key;
+        const unsigned b = __ballot_sync(AT_FULL_MASK, le);  // bit 0 set (P[lo] <= key)
+        lo += (31 - __clz(b)) * step;
+        hi = min(hi, lo + step);
     }
     return lo;
 }
 
-template <int BLOCK>
-__global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
-    constexpr int ITEMS = AT_BS_CHUNK / BLOCK;
-    __shared__ int s_prefix[AT_BS_CHUNK];
-    __shared__ int s_vertex[AT_BS_CHUNK];
-    __shared__ int s_row_start[AT_BS_CHUNK];
-    __shared__ int s_lo, s_cnt;
-
-    int L, fsize, total;
-    if (at_choose_path(st, prm, L, fsize, total) != AT_PATH_PUSH) return;
-    const vid_t* frontier_in = (L & 1) ? f1 : f0;
-    const int* prefix_in = (L & 1) ? p1 : p0;
-    const int* row_start_in = (L & 1) ? r1 : r0;
-    const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm);
-    const int next_level = L + 1;
-
-    for (long long chunk_start = (long long)blockIdx.x * AT_BS_CHUNK; chunk_start < total;
-         chunk_start += (long long)gridDim.x * AT_BS_CHUNK) {
-        const int c0 = (int)chunk_start;
-        const int c1 = (int)min(chunk_start + AT_BS_CHUNK, (long long)total);
-        if (threadIdx.x == 0) {
-            const int lo = at_last_le(prefix_in, fsize, c0);
-            const int hi = at_last_le(prefix_in, fsize, c1 - 1);
-            s_lo = lo;
-            s_cnt = hi - lo + 1;
-        }
-        __syncthreads();
-        const int lo = s_lo;
-        const int cnt = s_cnt;
-        const bool staged = cnt <= AT_BS_CHUNK;  // more entries than edges only with many degree-0 vertices
-        if (staged) {
-            for (int j = threadIdx.x; j < cnt; j += BLOCK) {
-                s_prefix[j] = prefix_in[lo + j];
-                s_vertex[j] = frontier_in[lo + j];
-                s_row_start[j] = row_start_in[lo + j];
-            }
-        }
-        __syncthreads();
+// Locate the frontier entry of every lane's edge `e` (lanes with valid == false are ignored):
+// u = its vertex, col = its column index. Slice arrays: P (prefix), V (vertex), and either B
+// (row start - prefix, STAGED) or R (row start). `e_first` is the edge of lane 0 (valid, smallest).
+template <bool STAGED>
+__device__ __forceinline__ void bs_warp_locate(const int* P, const vid_t* V, const int* B, const int* R, int n,
+                                               int e, bool valid, int e_first, vid_t& u, int& col) {
+    const unsigned lane = at_lane_id();
+    unsigned pending = __ballot_sync(AT_FULL_MASK, valid);
+    int s = bs_warp_last_le(P, 0, n, e_first);
+    while (true) {  // warp-uniform (pending is a ballot)
+        const int idx = s + (int)lane;
+        const int val = idx < n ? P[idx] : 0x7fffffff;  // one coalesced access, a lane each
+        const int bound = s + 32 < n ? P[s + 32] : 0x7fffffff;
+        // Algorithm 1: uniform binary search over the 32 values held by the lanes
+        int low = 0;
 #pragma unroll
-        for (int it = 0; it < ITEMS; ++it) {
-            const int e = c0 + it * BLOCK + (int)threadIdx.x;
-            bool claim = false;
-            vid_t v = -1;
-            int deg = 0, rs_v = 0;
+        for (int half = 16; half >= 1; half >>= 1) {
+            const int pv = __shfl_sync(AT_FULL_MASK, val, low + half);
+            if (e >= pv) low += half;
+        }
+        const bool mine = ((pending >> lane) & 1u) && e < bound;
+        if (mine) {
+            const int j = s + low;
+            u = V[j];
+            col = STAGED ? B[j] + e : R[j] + (e - P[j]);
+        }
+        pending &= ~__ballot_sync(AT_FULL_MASK, mine);
+        if (pending == 0u) break;
+        // only across zero-degree entries: restart from the entry of the first unresolved edge
+        const int ef = __shfl_sync(AT_FULL_MASK, e, __ffs(pending) - 1);
+        s = bs_warp_last_le(P, s + 32, n, ef);  // P[s + 32] = bound <= ef
+    }
+}
+
+// Phase C over one chunk [c0, c1): `items` steps of BLOCK consecutive edges, a warp taking 32.
+template <int BLOCK, bool STAGED>
+__device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, const int* B, const int* R, int n,
+                                                int c0, int c1, int items,
+                                                const int* __restrict__ row_offsets,
+                                                const vid_t* __restrict__ column_indices, int* distances,
+                                                int* predecessors, const FrontierOut& out, int next_level,
+                                                const BFSAux* __restrict__ aux) {
+    const int lane = (int)at_lane_id();
+    const int warp_first = c0 + (int)(threadIdx.x & ~31u);
+#pragma unroll 1
+    for (int it = 0; it < items; ++it) {  // block-uniform trip count
+        const int wbase = warp_first + it * BLOCK;
+        const int e = wbase + lane;
+        bool claim = false;
+        vid_t v = -1;
+        int deg = 0, rs_v = 0;
+        if (wbase < c1) {  // warp-uniform
+            vid_t u = -1;
+            int col = 0;
+            bs_warp_locate<STAGED>(P, V, B, R, n, e, e < c1, wbase, u, col);
             if (e < c1) {
-                int u, col;
-                if (staged) {
-                    const int i = at_last_le(s_prefix, cnt, e);
-                    u = s_vertex[i];
-                    col = s_row_start[i] + (e - s_prefix[i]);
-                } else {
-                    const int i = lo + at_last_le(prefix_in + lo, cnt, e);
-                    u = frontier_in[i];
-                    col = row_start_in[i] + (e - prefix_in[i]);
-                }
                 v = column_indices[col];
-                claim = at_try_claim(distances, v, next_level);
+                claim = at_try_claim_culled(distances, v, next_level, aux);
                 if (claim) {
                     predecessors[v] = u;
                     rs_v = row_offsets[v];
                     deg = row_offsets[v + 1] - rs_v;
+                    if (deg == 1) {  // second optimization: a leaf whose only edge leads back
+                        const vid_t w = column_indices[rs_v];
+                        if (w == u || w == v) deg = 0;
+                    }
                 }
             }
-            at_warp_append<true>(claim, v, deg, rs_v, out);
         }
-        __syncthreads();  // the shared slice is rewritten by the next chunk
+        at_warp_append<true>(claim, v, deg, rs_v, out);  // all 32 lanes, converged
     }
-    at_multi_block_finish(st, L, fsize, total, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
+}
+
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
+    static_assert(BLOCK >= 64 && BLOCK % 32 == 0 && AT_BS_CHUNK % BLOCK == 0, "block size");
+    __shared__ int s_prefix[AT_BS_CHUNK];
+    __shared__ vid_t s_vertex[AT_BS_CHUNK];
+    __shared__ int s_base[AT_BS_CHUNK];  // row start - prefix: column of edge e = s_base[i] + e
+    __shared__ int s_lo, s_hi;
+
+    int L, fsize, total;
+    if (at_choose_path(st, prm, L, fsize, total) != AT_PATH_PUSH) return;  // block-uniform
+    at_hash_init(aux);
+    const vid_t* frontier_in = (L & 1) ? f1 : f0;
+    const int* prefix_in = (L & 1) ? p1 : p0;
+    const int* row_start_in = (L & 1) ? r1 : r0;
+    const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
+    const int next_level = L + 1;
+
+    // third optimization: dynamic chunk size (block-uniform; a multiple of BLOCK, <= AT_BS_CHUNK)
+    int chunk = AT_BS_CHUNK;
+    if (aux->bs_dynamic_chunk) {
+        const long long resident = (long long)gridDim.x * BLOCK;
+        const long long per_thread = ((long long)total + resident - 1) / resident;
+        chunk = (int)min(per_thread * BLOCK, (long long)AT_BS_CHUNK);
+        if (chunk < BLOCK) chunk = BLOCK;
+    }
+    const int items = chunk / BLOCK;
+    const int warp = (int)(threadIdx.x >> 5);
+
+    for (long long chunk_start = (long long)blockIdx.x * chunk; chunk_start < total;
+         chunk_start += (long long)gridDim.x * chunk) {
+        const int c0 = (int)chunk_start;
+        const int c1 = (int)min(chunk_start + chunk, (long long)total);
+        // (A) entries of the chunk's first and last edges, two warps in parallel
+        if (warp == 0) {
+            const int lo = bs_warp_last_le(prefix_in, 0, fsize, c0);
+            if (at_lane_id() == 0) s_lo = lo;
+        } else if (warp == 1) {
+            const int hi = bs_warp_last_le(prefix_in, 0, fsize, c1 - 1);
+            if (at_lane_id() == 0) s_hi = hi;
+        }
+        __syncthreads();
+        const int lo = s_lo;
+        const int cnt = s_hi - lo + 1;
+        // (B) stage the slice; more entries than the capacity only with many zero-degree entries
+        if (cnt <= AT_BS_CHUNK) {
+            for (int j = threadIdx.x; j < cnt; j += BLOCK) {
+                const int p = prefix_in[lo + j];
+                s_prefix[j] = p;
+                s_vertex[j] = frontier_in[lo + j];
+                s_base[j] = row_start_in[lo + j] - p;
+            }
+            __syncthreads();
+            bs_expand_chunk<BLOCK, true>(s_prefix, s_vertex, s_base, nullptr, cnt, c0, c1, items, row_offsets,
+                                         column_indices, distances, predecessors, out, next_level, aux);
+        } else {
+            bs_expand_chunk<BLOCK, false>(prefix_in + lo, frontier_in + lo, nullptr, row_start_in + lo, cnt, c0, c1,
+                                          items, row_offsets, column_indices, distances, predecessors, out,
+                                          next_level, aux);
+        }
+        __syncthreads();  // s_lo / s_hi and the shared slice are rewritten by the next chunk
+    }
+    at_multi_block_finish(st, aux, L, fsize, total, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

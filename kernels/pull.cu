@@ -9,13 +9,33 @@
 // the ordinary frontier queue (with degree prefix-sums when WITH_PREFIX), so the traversal can
 // switch back to push at any level without a bitmap -> queue conversion kernel. For directed graphs
 // in-edges come from the transposed CSR, built once by the engine.
+//
+// Hub-vertex cache (Enterprise section 4.3, aux->n_hub_cache > 0): most unvisited vertices of a
+// pull level find their parent among the few hub vertices of the frontier, so each block first
+// caches, in shared memory, which of the graph's largest-degree vertices (aux->hub_list) are in the
+// frontier, in a direct-mapped table indexed by vertex id. A parent lookup probes the table before
+// reading `distances` from global memory; a miss (or a collision) falls back to the global check,
+// so the result is exact either way.
 #include "bfs_common.cuh"
+
+#define AT_HUB_CACHE_SIZE 1024  // entries (power of two), >= the engine's HUB_CACHE_ENTRIES
 
 template <int BLOCK, bool WITH_PREFIX>
 __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     int L, fsize, degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
-    const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm);
+    const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
+    __shared__ vid_t s_hubs[AT_HUB_CACHE_SIZE];
+    const int n_cache = aux->n_hub_cache;
+    if (n_cache > 0) {  // block-uniform
+        for (int i = threadIdx.x; i < AT_HUB_CACHE_SIZE; i += BLOCK) s_hubs[i] = -1;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n_cache; i += BLOCK) {
+            const vid_t h = aux->hub_list[i];
+            if (distances[h] == L) s_hubs[h & (AT_HUB_CACHE_SIZE - 1)] = h;
+        }
+        __syncthreads();
+    }
     const int n = prm->n_vertices;
     const int lane = (int)at_lane_id();
     const int warp_global = (int)((blockIdx.x * BLOCK + threadIdx.x) >> 5);
@@ -29,7 +49,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
             vid_t parent = -1;
             for (int k = b; k < e; ++k) {
                 const vid_t u = pull_indices[k];
-                if (distances[u] == L) {
+                if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || distances[u] == L) {
                     parent = u;
                     break;
                 }
@@ -44,5 +64,5 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         }
         at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
     }
-    at_multi_block_finish(st, L, fsize, degsum, AT_PATH_PULL, 0, level_sizes, level_info, level_time);
+    at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PULL, 0, level_sizes, level_info, level_time);
 }

@@ -7,69 +7,228 @@
 // This kernel is launched with ONE block of 1024 threads and iterates levels on the device, with
 // __syncthreads between levels, for as long as the frontier holds at most `sb_limit` vertices and
 // `sb_edge_limit` edges; it then returns and the multi-block push/pull kernels take over (the
-// hand-over is decided by at_choose_path from the device state, so no host copy is involved).
-// Each level uses dynamic virtual warps sized for one block: nearest_pow2(1024 / |F|) in [1, 32]
-// (BFS-4K section 5.2 with #ResThreads = block size).
-#include "vertex_expand.cuh"
+// hand-over is decided from the device state, so no host copy is involved).
+//
+// A level here is bounded by the latency of its chain of dependent memory accesses, not by
+// bandwidth, so the kernel is built to make that chain short:
+//  - scan-based mapping (Busato & Bombieri, "Efficient load balancing techniques ...", section 3.2):
+//    the block loads up to 1024 frontier vertices and their row offsets, computes the exclusive
+//    prefix-sum of their out-degrees in shared memory, and then gives every thread one edge (its
+//    vertex found by binary search in the shared prefix), so all edges of a level are inspected in
+//    parallel instead of one vertex's edges one after the other;
+//  - the next frontier is kept in shared memory too (up to AT_SB_SMEM_FRONTIER vertices) and read
+//    from there by the next level; it is also written to global memory (store, off the chain) for
+//    the kernels that take over;
+//  - the claim is a single atomicCAS on `distances` (no separate visited load first);
+//  - degrees of the next frontier are not looked up when a vertex is appended: the next level
+//    loads them anyway. The frontier's prefix-sums, row starts, hub count and degree-class queues,
+//    which the multi-block kernels read, are computed once, when the frontier is handed over.
+#include "bfs_common.cuh"
 
 #define AT_SB_THREADS 1024
+#define AT_SB_SMEM_FRONTIER 4096
 
-// Levels run back to back inside the block; their bookkeeping (level number, frontier counter,
-// hub counter, explored edges) lives in shared memory, so a level costs only its own memory
-// accesses plus two __syncthreads. The device state is read once on entry and written back once on
-// exit (when the frontier outgrows the limit or the traversal ends), for the multi-block kernels.
+// Exclusive prefix-sum of one int per thread over a 1024-thread block; `total` gets the sum.
+// s_warp holds 33 ints. Contains two __syncthreads; the caller syncs before reusing s_warp.
+__device__ __forceinline__ int at_block_exclusive_scan(int x, int& total, int* s_warp) {
+    const int lane = (int)at_lane_id(), warp = (int)(threadIdx.x >> 5);
+    int incl = x;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
+        if (lane >= o) incl += t;
+    }
+    if (lane == 31) s_warp[warp] = incl;
+    __syncthreads();
+    if (warp == 0) {
+        const int w = s_warp[lane];
+        int wi = w;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int t = __shfl_up_sync(AT_FULL_MASK, wi, o);
+            if (lane >= o) wi += t;
+        }
+        s_warp[lane] = wi - w;
+        if (lane == 31) s_warp[32] = wi;
+    }
+    __syncthreads();
+    total = s_warp[32];
+    return s_warp[warp] + incl - x;
+}
+
+// last index i in [0, n) with a[i] <= key (a non-decreasing, a[0] <= key)
+__device__ __forceinline__ int at_sb_last_le(const int* a, int n, int key) {
+    int lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (a[mid] <= key) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 template <bool WITH_PREFIX>
 __global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_ARGS) {
-    __shared__ u64 s_next;          // counter the current level appends into
-    __shared__ int s_next_hubs;
-    __shared__ int s_path, s_L, s_fsize, s_degsum, s_hubs;
+    __shared__ int s_prefix[AT_SB_THREADS];  // exclusive degree prefix of this round's vertices
+    __shared__ int s_beg[AT_SB_THREADS];     // their row starts
+    __shared__ vid_t s_u[AT_SB_THREADS];     // their ids
+    __shared__ vid_t s_front[2][AT_SB_SMEM_FRONTIER];
+    __shared__ int s_warp[33];
+    __shared__ int s_next, s_path, s_L, s_fsize, s_degsum, s_in_smem, s_exit;
     __shared__ long long s_explored;
-    if (threadIdx.x == 0) {
+    const int tid = (int)threadIdx.x;
+    const unsigned lane = at_lane_id();
+
+    if (tid == 0) {
         int L, fsize, degsum;
         s_path = at_choose_path(st, prm, L, fsize, degsum);
         s_L = L;
         s_fsize = fsize;
         s_degsum = degsum;
-        s_hubs = ((const volatile BFSState*)st)->hub_ctr[L % 3];
         s_explored = ((const volatile BFSState*)st)->explored;
-        s_next = 0ull;
-        s_next_hubs = 0;
+        s_in_smem = 0;
+        s_exit = 0;
     }
     __syncthreads();
     if (s_path != AT_PATH_SINGLE_BLOCK) return;  // uniform: nothing written
+    bool first = true;
     while (true) {
         const int L = s_L, fsize = s_fsize;
-        const vid_t* frontier_in = (L & 1) ? f1 : f0;
-        FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm);
-        out.ctr = &s_next;  // shared-memory counters for levels run here
-        out.hubs = prm->dir_mode == AT_DIR_HUB_RATIO ? &s_next_hubs : nullptr;
-        const int vw = at_dynamic_vw(AT_SB_THREADS, fsize, 1);
-        vm_expand_dynamic<WITH_PREFIX>(vw, row_offsets, column_indices, distances, predecessors, frontier_in, fsize,
-                                       out, L + 1);
-        __syncthreads();
-        if (threadIdx.x == 0) {
+        const bool in_smem = s_in_smem != 0;
+        const vid_t* fin = (L & 1) ? f1 : f0;
+        vid_t* fout = (L & 1) ? f0 : f1;
+        const vid_t* sfin = s_front[L & 1];
+        vid_t* sfout = s_front[(L + 1) & 1];
+        // Edge limit of this level (the vertex limit was checked when the previous level closed).
+        // One round: the round's scan gives the sum. Several: a pass over the degrees first.
+        if (!first && fsize > AT_SB_THREADS) {
+            int part = 0;
+            for (int i = tid; i < fsize; i += AT_SB_THREADS) {
+                const vid_t u = in_smem ? sfin[i] : fin[i];
+                part += row_offsets[u + 1] - row_offsets[u];
+            }
+            int total;
+            at_block_exclusive_scan(part, total, s_warp);
+            if (tid == 0) {
+                s_degsum = total;
+                s_exit = total > prm->sb_edge_limit;
+            }
+            __syncthreads();
+            if (s_exit) break;
+        }
+        if (tid == 0) s_next = 0;
+        bool stop = false;  // register copy: s_exit is rewritten by thread 0 before the next barrier
+        for (int base = 0; base < fsize; base += AT_SB_THREADS) {  // block-uniform rounds
+            const int i = base + tid;
+            int deg = 0, beg = 0;
+            vid_t u = -1;
+            if (i < fsize) {
+                u = in_smem ? sfin[i] : fin[i];
+                beg = row_offsets[u];
+                deg = row_offsets[u + 1] - beg;
+            }
+            int total;
+            const int excl = at_block_exclusive_scan(deg, total, s_warp);
+            if (!first && fsize <= AT_SB_THREADS) {  // the whole level in one round: its edge count
+                if (tid == 0) {
+                    s_degsum = total;
+                    s_exit = total > prm->sb_edge_limit;
+                }
+                __syncthreads();
+                stop = s_exit != 0;
+                if (stop) break;
+            }
+            s_prefix[tid] = excl;
+            s_beg[tid] = beg;
+            s_u[tid] = u;
+            __syncthreads();
+            const int nv = min(AT_SB_THREADS, fsize - base);
+            for (int e0 = 0; e0 < total; e0 += AT_SB_THREADS) {  // block-uniform
+                const int e = e0 + tid;
+                bool claim = false;
+                vid_t v = -1;
+                if (e < total) {
+                    const int j = at_sb_last_le(s_prefix, nv, e);
+                    v = column_indices[s_beg[j] + (e - s_prefix[j])];
+                    claim = atomicCAS(distances + v, -1, L + 1) == -1;
+                    if (claim) predecessors[v] = s_u[j];
+                }
+                const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
+                if (ballot != 0u) {
+                    int pos = 0;
+                    if (lane == 0) pos = atomicAdd(&s_next, __popc(ballot));
+                    pos = __shfl_sync(AT_FULL_MASK, pos, 0) + __popc(ballot & at_lanemask_lt());
+                    if (claim) {
+                        fout[pos] = v;
+                        if (pos < AT_SB_SMEM_FRONTIER) sfout[pos] = v;
+                    }
+                }
+            }
+            __syncthreads();  // the round's shared arrays are rewritten by the next round
+        }
+        if (stop) break;  // uniform; level L was not expanded
+        first = false;
+        if (tid == 0) {
             level_sizes[L] = fsize;
-            level_info[L] = AT_PATH_SINGLE_BLOCK | (vw << 8);
+            level_info[L] = AT_PATH_SINGLE_BLOCK;
             level_time[L + 1] = at_globaltimer();
             s_explored += s_degsum;
-            const u64 next = s_next;
+            const int next = s_next;
             s_L = L + 1;
-            s_fsize = at_count(next);
-            s_degsum = at_degsum(next);
-            s_hubs = s_next_hubs;
-            s_next = 0ull;
-            s_next_hubs = 0;
-            s_path = at_decide_path(s_fsize, s_degsum, s_hubs, s_explored, AT_PATH_PUSH, prm);
+            s_fsize = next;
+            s_in_smem = next <= AT_SB_SMEM_FRONTIER;
+            s_exit = (next == 0 || next > prm->sb_limit);
+            s_degsum = 0;  // known once the next level has loaded its degrees
         }
         __syncthreads();
-        if (s_path != AT_PATH_SINGLE_BLOCK) break;
+        if (s_exit) break;
     }
-    if (threadIdx.x == 0) {  // hand the traversal back through the device state
-        const int L = s_L;
-        st->ctr[L % 3] = ((u64)(unsigned)s_degsum << 32) | (u64)(unsigned)s_fsize;
+
+    // Hand the frontier of level L over through the device state: degree sum, and what the other
+    // kernels read beside the queue (prefix-sums and row starts, hub count, degree-class queues).
+    const int L = s_L, fsize = s_fsize;
+    const vid_t* fin = (L & 1) ? f1 : f0;
+    int* prefix = (L & 1) ? p1 : p0;
+    int* row_start = (L & 1) ? r1 : r0;
+    FrontierOut cls;
+    const bool classes = aux->dc_ctr != nullptr;
+    if (classes) {
+        cls.dc_ctr = aux->dc_ctr + (L % 3) * 4;
+        cls.dc_queue = aux->dc_queue + (L & 1) * 4;
+        cls.dc_small = aux->dc_small;
+        cls.dc_middle = aux->dc_middle;
+        cls.dc_large = aux->dc_large;
+        if (tid < 4) cls.dc_ctr[tid] = 0;
+        __syncthreads();
+    }
+    int run = 0, hubs = 0;
+    for (int base = 0; base < fsize; base += AT_SB_THREADS) {  // block-uniform
+        const int i = base + tid;
+        int deg = 0, beg = 0;
+        vid_t u = -1;
+        if (i < fsize) {
+            u = fin[i];
+            beg = row_offsets[u];
+            deg = row_offsets[u + 1] - beg;
+        }
+        int total;
+        const int excl = at_block_exclusive_scan(deg, total, s_warp);
+        if (WITH_PREFIX && i < fsize) {
+            prefix[i] = run + excl;
+            row_start[i] = beg;
+        }
+        hubs += __syncthreads_count(i < fsize && deg > prm->hub_degree);
+        if (classes) at_warp_append_class(i < fsize, u, deg, cls);
+        run += total;
+        __syncthreads();
+    }
+    if (tid == 0) {
+        st->ctr[L % 3] = ((u64)(unsigned)run << 32) | (u64)(unsigned)fsize;
         st->ctr[(L + 1) % 3] = 0ull;
-        st->hub_ctr[L % 3] = s_hubs;
+        st->hub_ctr[L % 3] = hubs;
         st->hub_ctr[(L + 1) % 3] = 0;
+        if (classes) {
+            for (int c = 0; c < 4; ++c) aux->dc_ctr[((L + 1) % 3) * 4 + c] = 0;
+        }
         st->explored = s_explored;
         st->dir = AT_PATH_PUSH;
         __threadfence();

@@ -58,3 +58,23 @@ def test_run_table_and_json(capsys):
     assert cli.main(["run", "grid:rows=30,cols=30", "--trace", "--sources", "2"]) == 0
     out = capsys.readouterr().out
     assert "per-level trace" in out
+
+
+def test_run_knob_flags_are_table_driven_and_checked():
+    """Every TraversalConfig field has a `run` flag; a knob goes to the techniques it applies to, and
+    one that applies to none of them is an error naming the flag."""
+    from autotune.cli import _configs_from_args, build_parser
+    from autotune.config import _FIELDS
+
+    p = build_parser()
+    args = p.parse_args(["run", "g.mtx", "--load-balance", "vertex_mapped", "binary_search",
+                         "--warp-gathering", "32", "--chunk-size", "2048", "--small-frontier", "persistent"])
+    vm, bs = _configs_from_args(args)
+    assert vm.warp_gathering == 32 and vm.chunk_size is None and vm.small_frontier == "persistent"
+    assert bs.chunk_size == 2048 and bs.warp_gathering is None and bs.small_frontier == "persistent"
+    args = p.parse_args(["run", "g.mtx", "--load-balance", "binary_search", "--block-gathering", "4096"])
+    with pytest.raises(ValueError, match="--block-gathering applies to none"):
+        _configs_from_args(args)
+    helptext = p.format_help() + p._subparsers._group_actions[0].choices["run"].format_help()
+    for name in _FIELDS:
+        assert "--" + name.replace("_", "-") in helptext

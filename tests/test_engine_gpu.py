@@ -1,5 +1,5 @@
-"""GPU tests: every technique × virtual warp size × block size on a graph zoo, exact against the CPU
-reference (scipy.sparse.csgraph) and the Graph500 BFS-tree checks."""
+"""GPU tests: every technique × option × small-frontier path × direction on a graph zoo, exact
+against the CPU reference (scipy.sparse.csgraph) and the Graph500 BFS-tree checks."""
 from __future__ import annotations
 
 import numpy as np
@@ -40,6 +40,44 @@ def all_configs():
             for sm in smalls:
                 for b in (128, 1024):
                     c = TraversalConfig(block_size=b, **t, **d, **sm)
+                    if c not in out:
+                        out.append(c)
+    out += [c for c in option_matrix() if c not in out]
+    return out
+
+
+def option_matrix():
+    """Every technique with each of its options (thresholds low enough to trigger on the zoo, and the
+    papers' defaults) and the supports together, × small-frontier path (none / single-block /
+    persistent) × direction (push / push_pull with and without the hub cache)."""
+    from autotune.sweep import grid
+
+    variants = list(grid())
+    extra = [
+        dict(load_balance="vertex_mapped", defer_outliers=256),
+        dict(load_balance="vertex_mapped", defer_outliers=256, supplementary_queues=65536, warp_gathering=128),
+        dict(load_balance="vertex_mapped", work_chunk=256, block_gathering=4096),
+        dict(load_balance="vertex_mapped", work_chunk=32, virtual_warp_size=1, duplicate_culling="hash"),
+        dict(load_balance="vertex_mapped", warp_gathering=32, block_gathering="block_size", defer_outliers=2048,
+             supplementary_queues=65536, work_chunk=32),
+        dict(load_balance="scan_mapped", warp_gathering=128, block_gathering=4096, supplementary_queues=65536),
+        dict(load_balance="scan_mapped", duplicate_culling="hash", supplementary_queues=65536),
+        dict(load_balance="degree_classified", dc_small=16, dc_middle=128, dc_large=4096),
+        dict(load_balance="degree_classified", dc_small=64, dc_middle=1024, dc_large=65536, duplicate_culling="hash"),
+        dict(load_balance="binary_search", chunk_size=2048, duplicate_culling="hash"),
+    ]
+    variants += [TraversalConfig(**e) for e in extra]
+    out = []
+    smalls = [dict(small_frontier="none"), dict(small_frontier="single_block", frontier_limit=512),
+              dict(small_frontier="persistent", frontier_limit=2048)]
+    directions = [dict(direction="push"),
+                  dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, hub_cache="on"),
+                  dict(direction="push_pull", switch_rule="hub_ratio", gamma=0.1, hub_degree=64, beta=48)]
+    for v in variants:
+        for sm in smalls:
+            for d in directions:
+                for b in ((128, 1024) if sm["small_frontier"] == "persistent" else (v.block_size,)):
+                    c = v.with_(block_size=b, **sm, **d)
                     if c not in out:
                         out.append(c)
     return out
@@ -90,6 +128,18 @@ def _zoo():
     kg = kronecker(13, edge_factor=16, seed=3, xp=np)
     hub = int(np.argmax(kg.out_degrees(np)))
     z["kron13"] = (kg, [hub, int(np.flatnonzero(kg.out_degrees(np) == 1)[0])])
+    # Kronecker (scale 17) plus a giant hub of 120,000 edges (> 10**5: extreme class, supplementary
+    # queues, deferred outliers, block gathering all trigger)
+    k16 = kronecker(17, edge_factor=4, seed=5, xp=np)
+    n16 = k16.n_vertices + 1
+    ro, ci = k16.row_offsets, k16.column_indices
+    src = np.repeat(np.arange(k16.n_vertices), np.diff(ro))
+    leaves = rng.choice(k16.n_vertices, 120_000, replace=False)
+    giant = n16 - 1
+    gh = from_edges(np.r_[src, np.full(leaves.size, giant)], np.r_[ci, leaves], n16, directed=False,
+                    name="kron17+hub", xp=np)
+    assert int(gh.out_degrees(np)[giant]) == 120_000
+    z["kron17+hub"] = (gh, [giant, int(leaves[0])])
     return z
 
 
@@ -262,3 +312,53 @@ def test_pull_on_directed_graph_uses_in_edges():
         saw_pull |= any(lv.direction == "pull" for lv in res.levels)
     assert saw_pull
     assert "transpose" in g._cache
+
+
+@pytest.mark.parametrize("lb", ["vertex_mapped", "binary_search", "degree_classified"])
+def test_persistent_hand_over_both_ways(lb):
+    """The cooperative persistent kernel runs the small levels with grid barriers, hands the explosion
+    to the multi-block kernels and takes the tail back; a high-diameter graph runs in it entirely."""
+    from autotune.engine import BFSEngine
+
+    g, _ = ZOO["kron13"]
+    cfg = TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512)
+    eng = BFSEngine(g, cfg)
+    src = int(np.flatnonzero(g.out_degrees(np) == 1)[0])
+    res = eng.bfs(src)
+    _check(g, src, res, {})
+    where = [lv.path for lv in res.levels]
+    assert where[0] == "persistent" and "multi_block" in where and where[-1] == "persistent", where
+    for lv in res.levels:
+        if lv.path == "persistent":
+            assert lv.frontier_size <= 512, lv
+    g2, _ = ZOO["grid"]
+    res2 = BFSEngine(g2, TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512)).bfs(0)
+    _check(g2, 0, res2, {})
+    assert {lv.path for lv in res2.levels} == {"persistent"}
+
+
+def test_single_block_edge_limit_hands_over_a_hub_level():
+    """A one-vertex frontier with 120,000 edges exceeds the single-block edge limit (16 x 512): that
+    level must run on the multi-block kernels."""
+    from autotune.engine import BFSEngine
+
+    g, (giant, leaf) = ZOO["kron17+hub"]
+    res = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512)).bfs(giant)
+    _check(g, giant, res, {})
+    assert res.levels[0].frontier_size == 1 and res.levels[0].path == "multi_block"
+
+
+@pytest.mark.parametrize("options", [dict(defer_outliers=256), dict(supplementary_queues=65536),
+                                     dict(supplementary_queues="half_resident", defer_outliers=16384)])
+def test_heavy_vertex_segments_are_sized_and_used(options):
+    """Deferred outliers / supplementary-queue bins: the engine sizes the segments from the degree
+    distribution and the heavy kernel closes the level (push kernel does not)."""
+    from autotune.engine import BFSEngine
+
+    g, (giant, leaf) = ZOO["kron17+hub"]
+    eng = BFSEngine(g, TraversalConfig(load_balance="vertex_mapped", small_frontier="none", **options))
+    assert eng.aux_host["push_finishes"] == 0
+    off = eng.aux_host["heavy_off"]
+    assert off[-1] >= 1 and np.all(np.diff(off) >= 0)
+    for s in (giant, leaf):
+        _check(g, s, eng.bfs(s), {})

@@ -1,0 +1,245 @@
+// supports.cuh -- load-balancing support strategies shared by vertex_mapped_push, scan_mapped_push
+// and heavy_vertices: the edge visit, the class of a frontier vertex, warp-based gathering,
+// block-based gathering, the heavy-vertex queues (supplementary queues / deferred outliers) and
+// a two-level block scan with its uniform binary search.
+//
+// Busato & Bombieri, "Efficient load balancing techniques for graph traversal applications on
+// GPUs", section 3.4 (support strategies; thresholds of Table 2 are set by the engine) and
+// Algorithm 1 (uniform binary search with warp shuffles); Hong et al., "Accelerating CUDA Graph
+// Algorithms at Maximum Warp" (PPoPP'11), section 3.2 "Deferring Outliers".
+//
+// * Warp-based gathering: the 4-instruction binary prefix-sum (ballot, lanemask_lt, and, popc)
+//   filters the warp's heavy vertices; the filtered list is the ballot word itself, walked with
+//   __ffs, and each vertex id / edge range is broadcast with __shfl_sync (the shuffle replaces the
+//   paper's shared-memory copy of the filtered list). All 32 lanes then stride over its edges.
+// * Block-based gathering: the *unordered* binary prefix-sum: each warp reserves popc(ballot) slots
+//   in a shared list with one shared-memory atomicAdd and its lanes write at base + rank. After a
+//   __syncthreads the whole block strides over the edges of each listed vertex in turn.
+// * Heavy queues (supplementary queues, deferred outliers): vertices go to global segments of
+//   aux->heavy with a warp-aggregated atomicAdd per segment (__match_any_sync groups the lanes of
+//   one segment); heavy_vertices (heavy.cu) expands them. A segment that would overflow hands the
+//   vertex back to the caller, which expands it with warp gathering (never skipped).
+//
+// Every edge visit is warp-collective: at_warp_append needs all 32 lanes of a converged warp, so
+// every loop around a visit has a warp-uniform (or block-uniform) trip count.
+#pragma once
+#include "bfs_common.cuh"
+
+#define AT_CLS_NORMAL 0  // the technique's own mapping
+#define AT_CLS_WARP 1    // warp-based gathering
+#define AT_CLS_BLOCK 2   // block-based gathering
+#define AT_CLS_DEFER 3   // deferred outlier (heavy segment 0)
+#define AT_CLS_SQ 4      // supplementary-queue bin (heavy segment 1 + bin)
+
+// What every edge visit needs. Built once per kernel.
+struct AtExpand {
+    const int* row_offsets;
+    const vid_t* column_indices;
+    int* distances;
+    int* predecessors;
+    const BFSAux* aux;
+    FrontierOut out;
+    int next_level;
+};
+
+// Effective degree thresholds of one kernel. The heavy queues are only usable when heavy_vertices
+// runs after the push kernel (push_finishes == 0) and the engine gave them storage; otherwise they
+// are switched off here, so a queued vertex can never be left unexpanded.
+struct AtSupports {
+    int wg, bg, sq, defer;
+};
+
+__device__ __forceinline__ AtSupports at_supports(const BFSAux* aux, bool allow_defer) {
+    const bool heavy_ok = !aux->push_finishes && aux->heavy != nullptr && aux->heavy_ctr != nullptr;
+    AtSupports s;
+    s.wg = aux->wg_degree;
+    s.bg = aux->bg_degree;
+    s.sq = (heavy_ok && aux->sq_bins > 0) ? aux->sq_degree : AT_OFF;
+    s.defer = (heavy_ok && allow_defer) ? aux->defer_degree : AT_OFF;
+    return s;
+}
+
+// Precedence: SQ > deferred > block gathering > warp gathering > normal (AT_OFF is never exceeded).
+__device__ __forceinline__ int at_classify(int deg, const AtSupports& s) {
+    if (deg > s.sq) return AT_CLS_SQ;
+    if (deg > s.defer) return AT_CLS_DEFER;
+    if (deg > s.bg) return AT_CLS_BLOCK;
+    if (deg > s.wg) return AT_CLS_WARP;
+    return AT_CLS_NORMAL;
+}
+
+// Heavy segment of a supplementary-queue vertex: 1 + clamp(floor(log2 deg) - b, 0, bins - 1).
+__device__ __forceinline__ int at_sq_segment(int deg, const BFSAux* aux) {
+    int bin = (31 - __clz(deg > 0 ? deg : 1)) - aux->sq_base_log2;
+    bin = bin < 0 ? 0 : (bin >= aux->sq_bins ? aux->sq_bins - 1 : bin);
+    return 1 + bin;
+}
+
+// Claim of one neighbour (no append).
+__device__ __forceinline__ bool at_claim_edge(const AtExpand& x, vid_t v, vid_t u, int& deg, int& rs) {
+    if (!at_try_claim_culled(x.distances, v, x.next_level, x.aux)) return false;
+    x.predecessors[v] = u;
+    rs = __ldg(x.row_offsets + v);
+    deg = __ldg(x.row_offsets + v + 1) - rs;
+    return true;
+}
+
+// Warp-collective: each lane with `valid` inspects edge e of frontier vertex u.
+__device__ __forceinline__ void at_visit(const AtExpand& x, bool valid, int e, vid_t u) {
+    bool claim = false;
+    vid_t v = -1;
+    int deg = 0, rs = 0;
+    if (valid) {
+        v = __ldg(x.column_indices + e);
+        claim = at_claim_edge(x, v, u, deg, rs);
+    }
+    at_warp_append<false>(claim, v, deg, rs, x.out);
+}
+
+// Warp-collective, two edges per lane: both column loads are issued before the claims (ILP).
+__device__ __forceinline__ void at_visit2(const AtExpand& x, bool va, int ea, vid_t ua, bool vb, int eb,
+                                          vid_t ub) {
+    const vid_t a = va ? __ldg(x.column_indices + ea) : -1;
+    const vid_t b = vb ? __ldg(x.column_indices + eb) : -1;
+    int da = 0, ra = 0, db = 0, rb = 0;
+    const bool ca = va && at_claim_edge(x, a, ua, da, ra);
+    const bool cb = vb && at_claim_edge(x, b, ub, db, rb);
+    at_warp_append<false>(ca, a, da, ra, x.out);
+    at_warp_append<false>(cb, b, db, rb, x.out);
+}
+
+// Warp-collective. Appends u to heavy segment `seg` when `take`. Returns true when u was queued;
+// false for lanes that did not take, and for a vertex that did not fit (the segment is full: the
+// caller must expand it itself). Counters may run past capacity; heavy_vertices clamps them.
+__device__ __forceinline__ bool at_heavy_push(bool take, int seg, vid_t u, const BFSAux* aux) {
+    if (__ballot_sync(AT_FULL_MASK, take) == 0u) return false;
+    const unsigned peers = __match_any_sync(AT_FULL_MASK, take ? seg : -1);
+    const int leader = __ffs(peers) - 1;
+    int base = 0;
+    if (take && (int)at_lane_id() == leader) base = atomicAdd(aux->heavy_ctr + seg, __popc(peers));
+    base = __shfl_sync(AT_FULL_MASK, base, leader);
+    if (!take) return false;
+    const int pos = base + __popc(peers & at_lanemask_lt());
+    const int off = aux->heavy_off[seg];
+    if (pos >= aux->heavy_off[seg + 1] - off) return false;
+    aux->heavy[off + pos] = u;
+    return true;
+}
+
+// Warp-collective warp-based gathering: every lane with `take` has its vertex expanded by the
+// whole warp, one vertex after the other, 64 edges (two per lane) per iteration.
+__device__ __forceinline__ void at_warp_gather(const AtExpand& x, bool take, vid_t u, int beg, int end) {
+    unsigned b = __ballot_sync(AT_FULL_MASK, take);
+    const int lane = (int)at_lane_id();
+    while (b) {
+        const int src = __ffs(b) - 1;
+        b &= b - 1u;
+        const vid_t su = __shfl_sync(AT_FULL_MASK, u, src);
+        const int sb = __shfl_sync(AT_FULL_MASK, beg, src);
+        const int se = __shfl_sync(AT_FULL_MASK, end, src);
+        for (int base = sb; base < se; base += 64) {  // warp-uniform trip count
+            const int e0 = base + lane, e1 = e0 + 32;
+            at_visit2(x, e0 < se, e0, su, e1 < se, e1, su);
+        }
+    }
+}
+
+// Shared list of block-based gathering: BLOCK entries (a round offers at most one vertex per thread)
+// and two counters used alternately by consecutive rounds (see at_block_gather_run).
+struct AtBlockList {
+    vid_t* u;
+    int* beg;
+    int* end;
+    int* cnt;  // [2]
+};
+
+// Warp-collective: unordered binary prefix-sum into the block's shared list.
+__device__ __forceinline__ void at_block_gather_push(bool take, vid_t u, int beg, int end, const AtBlockList& l,
+                                                     int round) {
+    const unsigned b = __ballot_sync(AT_FULL_MASK, take);
+    if (b == 0u) return;
+    int base = 0;
+    if (at_lane_id() == 0) base = atomicAdd(l.cnt + (round & 1), __popc(b));
+    base = __shfl_sync(AT_FULL_MASK, base, 0);
+    if (take) {
+        const int pos = base + __popc(b & at_lanemask_lt());
+        l.u[pos] = u;
+        l.beg[pos] = beg;
+        l.end[pos] = end;
+    }
+}
+
+// Block-uniform; call after a __syncthreads that follows every push of this round, and put a
+// __syncthreads before the next round's pushes. Counter parity: round r appends into cnt[r & 1]
+// and, here, resets cnt[(r + 1) & 1], whose last readers (round r - 1) are all past the barrier
+// that ended round r - 1, and whose next writers (round r + 1) come after the barrier ending round r.
+template <int BLOCK>
+__device__ __forceinline__ void at_block_gather_run(const AtExpand& x, const AtBlockList& l, int round) {
+    const int n = l.cnt[round & 1];
+    if (threadIdx.x == 0) l.cnt[(round + 1) & 1] = 0;
+    for (int i = 0; i < n; ++i) {
+        const vid_t u = l.u[i];
+        const int beg = l.beg[i], end = l.end[i];
+        for (int base = beg; base < end; base += 2 * BLOCK) {  // block-uniform trip count
+            const int e0 = base + (int)threadIdx.x, e1 = e0 + BLOCK;
+            at_visit2(x, e0 < end, e0, u, e1 < end, e1, u);
+        }
+    }
+}
+
+// ---- two-level block scan (warp shuffle scan + scan of the warp totals) and its search ----------
+// Phase 1 (before a __syncthreads): warp-inclusive scan of d; writes the warp-local exclusive prefix
+// to s_lprefix[threadIdx.x] and the warp total to s_wsum[warp]. Every thread calls it.
+template <int BLOCK>
+__device__ __forceinline__ void at_block_scan_store(int d, int* s_lprefix, int* s_wsum) {
+    const int lane = (int)at_lane_id();
+    int incl = d;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
+        if (lane >= o) incl += t;
+    }
+    s_lprefix[threadIdx.x] = incl - d;
+    if (lane == 31) s_wsum[threadIdx.x >> 5] = incl;
+}
+
+// Phase 2 (after the __syncthreads), warp-collective, every warp redundantly: lane w < BLOCK/32
+// gets the exclusive offset of warp w (INT_MAX for the other lanes); returns the block total.
+template <int BLOCK>
+__device__ __forceinline__ int at_block_scan_offsets(const int* s_wsum, int& woff) {
+    constexpr int WARPS = BLOCK / 32;
+    const int lane = (int)at_lane_id();
+    const int w = lane < WARPS ? s_wsum[lane] : 0;
+    int incl = w;
+#pragma unroll
+    for (int o = 1; o < WARPS; o <<= 1) {
+        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
+        if (lane >= o) incl += t;
+    }
+    woff = lane < WARPS ? incl - w : 0x7fffffff;
+    return __shfl_sync(AT_FULL_MASK, incl, WARPS - 1);
+}
+
+// Warp-collective (every lane, any key): the entry i of the block (0 <= i < BLOCK) with the last
+// exclusive prefix <= key, for 0 <= key < total, and key's offset inside that entry. Uniform
+// binary search (Algorithm 1 of Busato & Bombieri): over the warp offsets with __shfl_sync, then over
+// the 32 warp-local prefixes in shared memory; branch-free, log2(BLOCK) steps. Entries of zero
+// size share their prefix with the next entry and are never returned.
+template <int BLOCK>
+__device__ __forceinline__ int at_block_search(int key, int woff, const int* s_lprefix, int& rem) {
+    constexpr int WARPS = BLOCK / 32;
+    int w = 0;
+#pragma unroll
+    for (int step = WARPS / 2; step >= 1; step >>= 1) {
+        const int o = __shfl_sync(AT_FULL_MASK, woff, w + step);
+        if (key >= o) w += step;
+    }
+    const int lkey = key - __shfl_sync(AT_FULL_MASK, woff, w);
+    const int* lp = s_lprefix + w * 32;
+    int j = 0;
+#pragma unroll
+    for (int step = 16; step >= 1; step >>= 1)
+        if (lp[j + step] <= lkey) j += step;
+    rem = lkey - lp[j];
+    return w * 32 + j;
+}
