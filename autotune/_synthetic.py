@@ -66,6 +66,11 @@ def synthetic_features(rng: np.random.Generator, family: str) -> dict:
     }
 
 
+#: ``(efficiency, per-level microseconds)`` of the techniques that balance edges rather than
+#: vertices (scan-based mapping, degree classes, one thread per COO edge).
+_EDGE_BALANCED = {"scan_mapped": (0.6, 8.0), "degree_classified": (0.62, 14.0), "edge_mapped": (0.35, 5.0)}
+
+
 def synthetic_time_ms(features: dict, config: dict) -> float:
     """Noise-free cost-model time (ms) of *config* on a graph with *features* (SYNTHETIC)."""
     mean, gini, mx = features["degree_mean"], features["degree_gini"], features["degree_max"]
@@ -75,6 +80,9 @@ def synthetic_time_ms(features: dict, config: dict) -> float:
     lb = config["load_balance"]
     if lb == "binary_search":
         eff, level_us = 0.55, 12.0
+    elif lb in _EDGE_BALANCED:  # techniques without virtual warps: balanced edges, a fixed overhead
+        eff, level_us = _EDGE_BALANCED[lb]
+        eff /= 1.0 + 0.3 * gini ** 3
     else:
         vw = config.get("virtual_warp_size")
         if vw == "dynamic":
@@ -85,6 +93,10 @@ def synthetic_time_ms(features: dict, config: dict) -> float:
             w, overhead = int(vw), 1.0
         util = min(1.0, mean / w) ** 0.8
         imbalance = 1.0 + 3.0 * gini ** 3 * math.log2(1 + mx / w)
+        if any(config.get(k) not in (None, "off") for k in ("warp_gathering", "block_gathering",
+                                                             "supplementary_queues")):
+            imbalance = 1.0 + (imbalance - 1.0) * 0.5  # hubs gathered by whole warps / blocks
+            overhead *= 1.03
         eff = util / imbalance / overhead
     block = int(config.get("block_size", 256))
     eff /= {128: 1.03, 256: 1.0, 512: 1.01, 1024: 1.06}.get(block, 1.0)

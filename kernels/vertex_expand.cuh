@@ -103,7 +103,7 @@ __device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u,
 #pragma unroll
     for (int s = 16; s >= 1; s >>= 1)
         if (s >= vw) slots |= slots >> s;
-    if (vw < 32) slots &= (1u << vw) - 1u;
+    if (vw < 32) slots &= (1u << (vw & 31)) - 1u;
     while (slots) {
         const int i = __ffs(slots) - 1;
         slots &= slots - 1u;

@@ -1,22 +1,28 @@
 """tune(): Table-2 rules, fast path, and the Optuna search replaying recorded timings (CPU)."""
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import json
 import math
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from autotune._backend import gpu_available
-from autotune.config import TraversalConfig, _FIELDS, all_configs
+from autotune import config as config_module
+from autotune import search as search_module
+from autotune.config import TraversalConfig, _FIELDS, count_configs, iter_configs
 from autotune.errors import GPUUnavailableError
 from autotune.features import GraphFeatures, profile
 from autotune.logs import read_log
 from autotune.search import (
-    IRREGULAR_DEGREE_CV, SearchError, SlowTrialPruner, _switch_value, config_params, default_storage,
+    IRREGULAR_DEGREE_CV, SearchError, SlowTrialPruner, _n_configs, _switch_value, config_params, default_storage,
     stored_best, suggest_config, table2_rule, tune, tune_detailed,
 )
+from autotune.sweep import grid, portfolio
 
 from ._tuning_helpers import FAKE_DEVICE, install_clock, model_time, replay_factory, small_graph
 
@@ -74,21 +80,128 @@ def test_table2_accepts_dicts_and_support_switch_values():
     assert table2_rule(f.to_dict()) == table2_rule(f)
     assert _switch_value((False, True), True) is True and _switch_value((False, True), False) is False
     assert _switch_value(("off", "on"), True) == "on" and _switch_value((0, 32, 64), True) is None
+    # threshold fields ('off', then thresholds): "on" is the first threshold, the paper's default
+    assert _switch_value(("off", 32, 128), True) == 32 and _switch_value(("off", 32, 128), False) == "off"
+    assert _switch_value(("off", "block_size", 4096), True) == "block_size"
+    assert _switch_value(("off", "half_resident", 65536), True) == "half_resident"
+    assert _switch_value(("off",), True) is None and _switch_value(("static", 32), True) is None
     with pytest.raises(TypeError):
         table2_rule([1, 2])
 
 
+def test_table2_switches_on_supports_for_a_skewed_vertex_mapped_graph():
+    """Table 2: warp gathering above the warp size, block gathering above the block size, supplementary
+    queues above half the resident threads, at the papers' default thresholds (vertex_mapped rule)."""
+    def t2(degree_max, device=None):
+        cfg = table2_rule(_features(degree_mean=8.0, degree_std=7.5, degree_max=degree_max), device)
+        assert cfg.load_balance == "vertex_mapped" and cfg.virtual_warp_size == 8  # cv 0.94: not irregular
+        return cfg.warp_gathering, cfg.block_gathering, cfg.supplementary_queues
+
+    assert t2(32) == ("off", "off", "off")
+    assert t2(33) == (32, "off", "off")
+    assert t2(256) == (32, "off", "off")
+    assert t2(257) == (32, "block_size", "off")
+    half = 132 * 2048 // 2  # H100 resident threads / 2 (the default device)
+    assert t2(half) == (32, "block_size", "off")
+    assert t2(half + 1) == (32, "block_size", "half_resident")
+    small_gpu = {"sm_count": 2, "max_threads_per_sm": 1024}
+    assert t2(1025, small_gpu) == (32, "block_size", "half_resident")
+    assert t2(1024, small_gpu) == (32, "block_size", "off")
+    # the rest stays at its defaults
+    cfg = table2_rule(_features(degree_mean=8.0, degree_std=7.5, degree_max=300_000))
+    assert cfg == TraversalConfig(virtual_warp_size=8, warp_gathering=32, block_gathering="block_size",
+                                  supplementary_queues="half_resident")
+
+
+def test_table2_supports_do_not_apply_to_binary_search():
+    social = _features(degree_mean=14.2, degree_std=36.1, degree_gini=0.72, degree_max=20293)
+    cfg = table2_rule(social)
+    assert cfg.load_balance == "binary_search"
+    assert (cfg.warp_gathering, cfg.block_gathering, cfg.supplementary_queues) == (None, None, None)
+    assert cfg == TraversalConfig(load_balance="binary_search")
+
+
 # ------------------------------------------------------------------------------ search space
+def _table_sample(n_random=3000, seed=0) -> tuple[TraversalConfig, ...]:
+    """A bounded, deterministic sample of the ~2 * 10**7-config table: the sweep sets, the first
+    configs in table order, and seeded random walks over the table rows."""
+    rng = random.Random(seed)
+
+    def walk():
+        values = {}
+        for name, spec in _FIELDS.items():
+            values[name] = rng.choice(spec.allowed) if spec.applies(values) else None
+        return TraversalConfig(**values)
+
+    out = dict.fromkeys(itertools.chain(portfolio(), grid(), itertools.islice(iter_configs(), 500),
+                                        (walk() for _ in range(n_random))))
+    return tuple(out)
+
+
+def _check_suggest_reproduces(cfg):
+    params = config_params(cfg)
+    trial = optuna.trial.FixedTrial(params)
+    assert suggest_config(trial) == cfg
+    # only applicable fields were suggested
+    assert set(trial.params) == set(params)
+
+
 def test_define_by_run_space_is_exactly_the_config_table():
     """Suggesting from the table rows reproduces every config (conditional fields only when they apply)."""
-    for cfg in all_configs():
-        params = config_params(cfg)
-        trial = optuna.trial.FixedTrial(params)
-        assert suggest_config(trial) == cfg
-        # only applicable fields were suggested
-        assert set(trial.params) == set(params)
+    sample = _table_sample()
+    assert len(sample) > 3000
+    for name, spec in _FIELDS.items():  # the sample reaches every value of every field
+        assert {repr(v) for v in spec.allowed} <= {repr(getattr(c, name)) for c in sample}, name
+    for cfg in sample:
+        _check_suggest_reproduces(cfg)
     lb = _FIELDS["load_balance"].allowed
     assert set(config_params(TraversalConfig(load_balance=lb[-1]))) >= {"load_balance", "block_size"}
+    assert _n_configs() == count_configs() == 20_687_616  # the search stops after that many distinct configs
+
+
+def test_define_by_run_space_on_a_whole_restricted_table(monkeypatch):
+    """On a table with the same rules and fewer values, every config (all of iter_configs) is reproduced
+    by the define-by-run suggestion, and nothing else is reachable."""
+    small = {"virtual_warp_size": (4, "dynamic"), "min_virtual_warp_size": (2,), "defer_outliers": ("off", 256),
+             "work_chunk": ("static",), "warp_gathering": ("off", 32), "block_gathering": ("off",),
+             "supplementary_queues": ("off", "half_resident"), "dc_small": (16,), "dc_middle": (256,),
+             "block_size": (256,), "alpha": (15,), "beta": (18,), "gamma": (0.3,), "hub_degree": (64,),
+             "frontier_limit": (512,)}
+    table = {n: dataclasses.replace(spec, allowed=small.get(n, spec.allowed)) for n, spec in _FIELDS.items()}
+    monkeypatch.setattr(config_module, "_FIELDS", table)
+    monkeypatch.setattr(search_module, "_FIELDS", table)
+    configs = list(iter_configs())
+    assert len(configs) == count_configs() > 100
+    for cfg in configs:
+        _check_suggest_reproduces(cfg)
+    # walking every branch of the define-by-run tree reaches exactly these configs, once each
+    reached = []
+    path: list = []
+    while True:
+        trial = _PathTrial(path)
+        reached.append(suggest_config(trial))
+        full = path + [0] * (len(trial.sizes) - len(path))
+        j = len(full) - 1
+        while j >= 0 and full[j] + 1 == trial.sizes[j]:
+            j -= 1
+        if j < 0:
+            break
+        path = full[:j] + [full[j] + 1]
+    assert reached == configs  # same configs, same (table) order, no duplicates
+
+
+class _PathTrial:
+    """A stand-in Optuna trial answering the i-th ``suggest_categorical`` with ``choices[path[i]]``
+    (the first choice past the path), recording how many choices each suggestion had."""
+
+    def __init__(self, path):
+        self.path = list(path)
+        self.sizes: list = []
+
+    def suggest_categorical(self, name, choices):
+        i = len(self.sizes)
+        self.sizes.append(len(choices))
+        return choices[self.path[i] if i < len(self.path) else 0]
 
 
 def test_slow_trial_pruner_compares_same_step():
@@ -164,9 +277,15 @@ def test_search_finds_the_best_logs_and_prunes(tmp_path, clock):
 
 def test_invalid_configs_fail_and_are_never_best(tmp_path, clock):
     g = small_graph(400, 6)
-    base = _replay_base(g)
-    fastest = min(all_configs(), key=base)
+    model_ms = _replay_base(g)
+    # the fastest config of the sweep sets, made faster than any config of the table could be
+    fastest = min(portfolio() + grid(), key=model_ms)
+
+    def base(cfg):
+        return 1e-3 if cfg == fastest else model_ms(cfg)
+
     t2 = table2_rule(profile(g, xp=np))
+    assert t2 != fastest
     factory = replay_factory(clock, base, corrupt={fastest.config_id}, fail={t2.config_id})
     res = _search(g, clock, tmp_path, n_trials=10, runner_factory=factory,
                   model=_ConstModel(fastest))  # the model points at the broken config
@@ -184,9 +303,26 @@ def test_invalid_configs_fail_and_are_never_best(tmp_path, clock):
 
 def test_all_invalid_raises(tmp_path, clock):
     g = small_graph(200, 4)
-    factory = replay_factory(clock, lambda c: 1.0, fail={c.config_id for c in all_configs()})
+    factory = replay_factory(clock, lambda c: 1.0, fail=_Everything())
     with pytest.raises(SearchError, match="no valid config.*cannot run"):
         _search(g, clock, tmp_path, n_trials=4, runner_factory=factory)
+
+
+class _Everything:
+    """A collection holding every config_id (of the ~2 * 10**7, without listing them)."""
+
+    def __contains__(self, config_id):
+        return isinstance(config_id, str) and config_id.startswith("c-")
+
+
+class _Missing:
+    """The config_ids not in *present*."""
+
+    def __init__(self, present):
+        self.present = set(present)
+
+    def __contains__(self, config_id):
+        return config_id not in self.present
 
 
 class _ConstModel:
@@ -376,29 +512,51 @@ def test_cli_tune_search_needs_gpu(capsys):
 COMMITTED_LOG = REPO / "models" / "bfs_h100.jsonl"
 
 
+def _logged_table(configs):
+    """The config table restricted to the values the logged *configs* take (same rules): the space
+    the committed sweep measured, for the search to walk."""
+    table = {}
+    for name, spec in _FIELDS.items():
+        seen = {repr(getattr(c, name)) for c in configs}
+        allowed = tuple(v for v in spec.allowed if repr(v) in seen)
+        table[name] = dataclasses.replace(spec, allowed=allowed or spec.allowed)
+    return table
+
+
 @pytest.mark.skipif(not COMMITTED_LOG.is_file(), reason="models/bfs_h100.jsonl (the GPU sweep) not committed yet")
-def test_search_replays_committed_measurements(tmp_path, clock):
-    """The search runs on real H100 timings: each trial replays the logged per-source times of one
-    graph; configs never measured there are treated as failing. Deterministic with a seed, and the
-    best it returns is the fastest logged config among those it tried."""
+def test_search_replays_committed_measurements(tmp_path, clock, monkeypatch):
+    """The search runs on real H100 timings: each trial replays the logged median time of one graph;
+    configs never measured there are treated as failing. The log predates the larger config table:
+    its configs load with today's defaults for the new fields (and so today's config_ids), and the
+    search walks the table restricted to the values the sweep measured. Deterministic with a seed,
+    and the best it returns is the fastest logged config among those it tried."""
     recs = [r for r in read_log(COMMITTED_LOG).records if not r.pruned]
     by_graph: dict = {}
     for r in recs:
-        by_graph.setdefault(r.fingerprint, {})[r.config_id] = r
-    fp, table = max(by_graph.items(), key=lambda kv: (sum(r.valid for r in kv[1].values()), kv[0]))
-    valid = {cid: r for cid, r in table.items() if r.valid}
+        cfg = TraversalConfig.from_dict(r.config)  # the logged strategy under today's table
+        by_graph.setdefault(r.fingerprint, {})[cfg.config_id] = (cfg, r)
+    fp, table = max(by_graph.items(), key=lambda kv: (sum(r.valid for _, r in kv[1].values()), kv[0]))
+    valid = {cid: r for cid, (_, r) in table.items() if r.valid}
+    assert len(valid) >= 10
+    space = _logged_table([cfg for cfg, _ in table.values()])
+    for patched in (config_module, search_module):
+        monkeypatch.setattr(patched, "_FIELDS", space)
+    monkeypatch.setattr(search_module, "_n_configs", count_configs)  # the restricted table's size
+    n_space = count_configs()
+    assert len(valid) < n_space < 10**4
+    assert all(TraversalConfig.from_dict(cfg.to_dict()) == cfg for cfg, _ in table.values())  # all in the space
     g = small_graph(400, 6)  # stands in for the logged graph: sources index the logged times
 
     def base(cfg):
         r = valid.get(cfg.config_id)
         return r.median_ms if r is not None else 1.0
 
-    missing = {c.config_id for c in all_configs()} - set(valid)
-    fac = replay_factory(clock, base, fail=missing, jitter=0.0)
+    fac = replay_factory(clock, base, fail=_Missing(valid), jitter=0.0)
     r1 = _search(g, clock, tmp_path, n_trials=20, db="a.db", runner_factory=fac, seed=1)
     r2 = _search(g, clock, tmp_path, n_trials=20, db="b.db", runner_factory=fac, seed=1)
     assert _trials(r1) == _trials(r2)
     tried = {t[2] for t in _trials(r1) if t[1] == "COMPLETE"}
+    assert len(tried) >= 2 and tried <= set(valid)  # a choice among several measured configs
     assert r1.config.config_id in valid
     assert math.isclose(r1.best_ms, min(valid[c].median_ms for c in tried), rel_tol=1e-9)
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from autotune._backend import gpu_available
-from autotune.config import TraversalConfig, _FIELDS, all_configs
+from autotune.config import TraversalConfig, _FIELDS, count_configs
 from autotune.errors import GPUUnavailableError
 from autotune.logs import read_log
 from autotune.sweep import (
-    portfolio, read_corpus, resolve_configs, resolve_graph_entry, shared_graphs_dirs, sweep,
+    grid, portfolio, read_corpus, resolve_configs, resolve_graph_entry, shared_graphs_dirs, sweep,
 )
 
 from ._tuning_helpers import FAKE_DEVICE, install_clock, replay_factory, small_graph
@@ -25,7 +25,15 @@ def test_portfolio_is_small_valid_and_covers_every_knob_value():
     p = portfolio()
     ids = [c.config_id for c in p]
     assert len(set(ids)) == len(ids)
-    assert 2 * len(_FIELDS["load_balance"].allowed) <= len(p) <= len(all_configs()) // 4
+    # one config per technique plus one per other value of each field that applies to its default
+    # (fields that only apply after another change, e.g. alpha under push, are not varied)
+    expected = 0
+    for lb in _FIELDS["load_balance"].allowed:
+        base = TraversalConfig(load_balance=lb)
+        expected += 1 + sum(len(spec.allowed) - 1 for name, spec in _FIELDS.items()
+                            if name != "load_balance" and getattr(base, name) is not None)
+    assert len(p) == expected == 89
+    assert len(p) < count_configs() // 10**5  # a few dozen out of ~2 * 10**7
     for lb in _FIELDS["load_balance"].allowed:
         assert TraversalConfig(load_balance=lb) in p  # each technique's default
     # every allowed value of every field that applies to a technique's default shows up
@@ -45,7 +53,7 @@ def test_portfolio_is_small_valid_and_covers_every_knob_value():
 
 
 def test_resolve_configs():
-    assert resolve_configs("grid") == all_configs()
+    assert resolve_configs("grid") == grid()
     assert resolve_configs("portfolio") == portfolio()
     a, b = TraversalConfig(), TraversalConfig(load_balance="binary_search")
     assert resolve_configs([a, b.to_dict(), a]) == (a, b)
@@ -53,6 +61,68 @@ def test_resolve_configs():
         resolve_configs("everything")
     with pytest.raises(ValueError, match="no configs"):
         resolve_configs([])
+
+
+#: The crossover grid's options per technique, at the papers' defaults (written out independently).
+GRID_OPTIONS = {
+    "vertex_mapped": dict(warp_gathering=32, block_gathering="block_size", supplementary_queues="half_resident",
+                          defer_outliers=2048, work_chunk=32),
+    "scan_mapped": dict(warp_gathering=32, block_gathering="block_size", supplementary_queues="half_resident"),
+    "binary_search": dict(chunk_size=2048),
+    "degree_classified": {},
+    "edge_mapped": {},
+}
+SUPPORT_FIELDS = ("warp_gathering", "block_gathering", "supplementary_queues")
+
+
+def test_grid_is_the_crossover_grid():
+    g = grid()
+    assert len(g) == 42 and len(set(g)) == 42 and len({c.config_id for c in g}) == 42
+    assert grid() == g  # stable order
+    expected = set()
+    for lb, opts in GRID_OPTIONS.items():
+        variants = [{}, {"duplicate_culling": "hash"}] + [{k: v} for k, v in opts.items()]
+        supports = {k: v for k, v in opts.items() if k in SUPPORT_FIELDS}
+        if supports:
+            variants.append(supports)  # Table 2 with every condition true
+        for kw in variants:
+            for d in ("push", "push_pull"):
+                expected.add(TraversalConfig(load_balance=lb, direction=d, **kw))
+    assert set(g) == expected
+    # every technique in both directions, each direction at its defaults
+    for lb in _FIELDS["load_balance"].allowed:
+        for d in ("push", "push_pull"):
+            assert TraversalConfig(load_balance=lb, direction=d) in g, (lb, d)
+            assert TraversalConfig(load_balance=lb, direction=d, duplicate_culling="hash") in g, (lb, d)
+    assert sum(c.direction == "push" for c in g) == sum(c.direction == "push_pull" for c in g) == 21
+    # the supports only with vertex- and scan-based mapping, alone and all three together
+    with_support = [c for c in g if any(getattr(c, f) not in (None, "off") for f in SUPPORT_FIELDS)]
+    assert {c.load_balance for c in with_support} == {"vertex_mapped", "scan_mapped"}
+    for lb in ("vertex_mapped", "scan_mapped"):
+        mine = [c for c in with_support if c.load_balance == lb]
+        assert len(mine) == 2 * 4  # each alone and all together, in both directions
+        assert sum(all(getattr(c, f) != "off" for f in SUPPORT_FIELDS) for c in mine) == 2
+    # everything else at its default: each config is its technique + direction + at most the supports
+    for c in g:
+        base = TraversalConfig(load_balance=c.load_balance, direction=c.direction)
+        diff = {k for k, v in c.to_dict().items() if getattr(base, k) != v}
+        assert diff <= set(GRID_OPTIONS[c.load_balance]) | {"duplicate_culling"}, (c.label, diff)
+        assert len(diff) <= 1 or diff == set(SUPPORT_FIELDS), (c.label, diff)
+
+
+def test_grid_supports_together_are_table2_with_every_condition():
+    from autotune.features import GraphFeatures
+    from autotune.search import table2_rule
+
+    # regular enough for vertex_mapped (std / mean < 1) but with a hub above every support threshold
+    hub = GraphFeatures(n_vertices=10**6, n_edges=10**7, directed=False, degree_mean=10.0, degree_std=9.0,
+                        degree_gini=0.4, degree_max=200_000, degree_min=1, leaf_fraction=0.05, degree_p50=8.0,
+                        degree_p90=20.0, degree_p99=60.0, isolated_fraction=0.0, eccentricity_mean=10.0,
+                        eccentricity_max=14)
+    t2 = table2_rule(hub)
+    assert t2.load_balance == "vertex_mapped"
+    assert t2.with_(virtual_warp_size="dynamic") in grid()
+    assert TraversalConfig(load_balance="scan_mapped", **{f: getattr(t2, f) for f in SUPPORT_FIELDS}) in grid()
 
 
 # ------------------------------------------------------------------------------ corpus / shared
