@@ -240,8 +240,10 @@ def register(subparsers) -> None:
     _graph_args(sp, required=False)
     sp.add_argument("--corpus", default=None, metavar="FILE",
                     help="file listing graphs, one per line, '#' comments (e.g. models/corpus.txt)")
-    sp.add_argument("--configs", choices=["portfolio", "grid"], default="portfolio",
-                    help="portfolio: each technique's default and its one-knob changes; grid: every config")
+    sp.add_argument("--configs", choices=["portfolio", "grid", "train"], default="portfolio",
+                    help="portfolio: each technique's default and its one-knob changes; grid: every technique "
+                         "with none / each / all of its options, push and push_pull (the crossover study); "
+                         "train: the grid plus the persistent small-frontier path (the shipped model's labels)")
     sp.add_argument("--out", required=True, metavar="logs/NAME.jsonl", help="JSONL log, appended to (resumable)")
     sp.add_argument("--sources", type=int, default=16, help="sources per measurement")
     sp.add_argument("--seed", type=int, default=0)

@@ -371,13 +371,22 @@ class BFSEngine:
         return aux, bufs
 
     def _resident_blocks(self, kernel, block: int) -> int:
+        """Blocks of *kernel* that fit on the GPU at once: SMs x the driver's occupancy for *block*
+        threads (the grid of every level kernel, and the largest cooperative launch)."""
         sm = self.props["sm_count"]
+        func = getattr(kernel, "kernel", kernel)  # cupy.RawKernel wraps a cupy.cuda.function.Function
         try:
             import cupy
 
-            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block, 0)
-        except Exception:
-            per_sm = max(1, self.props["max_threads_per_sm"] // block)
+            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(func.ptr, block, 0)
+        except Exception:  # no occupancy API: bound by threads, registers and shared memory
+            per_sm = self.props["max_threads_per_sm"] // block
+            regs = int(getattr(kernel, "num_regs", 0) or 0)
+            if regs:
+                per_sm = min(per_sm, 65536 // (regs * block))
+            smem = int(getattr(kernel, "shared_size_bytes", 0) or 0)
+            if smem:
+                per_sm = min(per_sm, (228 * 1024) // (smem + 1024))
         return int(sm * max(1, per_sm))
 
     def read_state(self) -> np.void:

@@ -17,6 +17,9 @@ Config sets
     support strategies and options at the papers' defaults, with and without hash culling, each
     in ``push`` and ``push_pull``. The whole table (:func:`autotune.config.count_configs`, about
     2 * 10**7 configs) is for the search to sample, not for a sweep.
+``"train"``
+    What the shipped model is trained on (:func:`training_set`): the grid plus each technique's
+    base config on the persistent small-frontier kernel.
 ``"portfolio"``
     A small, diverse subset derived from the config table (:func:`portfolio`): for every
     load-balancing technique, its default config and every *one-knob change* of it (each other
@@ -47,7 +50,7 @@ from .config import TraversalConfig, _FIELDS
 from .logs import LogRecord, LogWriter, make_record, read_log
 
 __all__ = [
-    "sweep", "SweepResult", "portfolio", "grid", "resolve_configs", "read_corpus", "resolve_graph_entry",
+    "sweep", "SweepResult", "portfolio", "grid", "training_set", "resolve_configs", "read_corpus", "resolve_graph_entry",
     "shared_graphs_dirs", "host_device", "ValidatedGPURunner", "default_corpus_path",
 ]
 
@@ -130,6 +133,19 @@ def grid() -> tuple[TraversalConfig, ...]:
     return tuple(out.values())
 
 
+def training_set() -> tuple[TraversalConfig, ...]:
+    """The configs the shipped model is trained on: the crossover :func:`grid` plus each
+    technique's base config with the persistent small-frontier kernel (limit 8192), push and
+    push_pull (so the labels cover both device-resident paths)."""
+    out = {c.config_id: c for c in grid()}
+    for t in _FIELDS["load_balance"].allowed:
+        for direction in ("push", "push_pull"):
+            c = TraversalConfig(load_balance=t, direction=direction).with_(small_frontier="persistent",
+                                                                          frontier_limit=8192)
+            out.setdefault(c.config_id, c)
+    return tuple(out.values())
+
+
 def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
     """Config set from ``"portfolio"``, ``"grid"``, or an iterable of configs / dicts / JSON files.
 
@@ -152,7 +168,9 @@ def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
             return portfolio()
         if configs == "grid":
             return grid()
-        raise ValueError(f"unknown config set {configs!r}; expected 'portfolio', 'grid' or a list of configs")
+        if configs == "train":
+            return training_set()
+        raise ValueError(f"unknown config set {configs!r}; expected 'portfolio', 'grid', 'train' or a list of configs")
     out: dict[str, TraversalConfig] = {}
     for c in configs:
         if isinstance(c, TraversalConfig):

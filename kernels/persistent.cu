@@ -15,7 +15,7 @@
 // edges over the 32 lanes, each lane locating its edge's vertex by a binary search over the lanes'
 // prefix-sums with __shfl_sync (warp-level scan-based mapping, Busato & Bombieri, "Efficient load
 // balancing techniques ...", section 3.2). Claims and appends are those of the multi-block kernels
-// (at_try_claim, at_warp_append), so the frontier counters, prefix-sums, hub counts and class
+// (the atomicCAS claim, at_warp_append), so the frontier counters, prefix-sums, hub counts and class
 // queues are always complete and any kernel can take over at any level. The kernel returns when a
 // frontier exceeds the limits (or is empty), leaving the state for the multi-block kernels.
 #include "bfs_common.cuh"
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                 int vdeg = 0, rs = 0;
                 if (e < total) {
                     v = column_indices[sbeg + (e - (sincl - sdeg))];
-                    claim = at_try_claim(distances, v, L + 1);
+                    claim = atomicCAS(distances + v, -1, L + 1) == -1;  // one round trip, no pre-check
                     if (claim) {
                         predecessors[v] = su;
                         rs = row_offsets[v];

@@ -353,3 +353,15 @@ def test_default_runner_validates_with_a_shared_reference(monkeypatch):
     only_first.check(7)
     only_first.engine = SimpleNamespace(distances=bad, predecessors=pred)
     only_first.check(7)  # second source: not validated
+
+
+def test_training_set_is_grid_plus_persistent_bases():
+    from autotune.sweep import grid, training_set
+
+    t = training_set()
+    g = grid()
+    assert set(g) <= set(t) and len(set(t)) == len(t)
+    extra = [c for c in t if c not in g]
+    assert len(extra) == 2 * len(_FIELDS["load_balance"].allowed)
+    assert all(c.small_frontier == "persistent" and c.frontier_limit == 8192 for c in extra)
+    assert resolve_configs("train") == t
