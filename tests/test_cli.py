@@ -53,7 +53,9 @@ def test_run_table_and_json(capsys):
                      "--validate", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     ms = data[0]["measurements"]
-    assert len(ms) == 3 and all(m["valid"] for m in ms)
+    from autotune.config import LOAD_BALANCE_TECHNIQUES
+
+    assert len(ms) == len(LOAD_BALANCE_TECHNIQUES) + 1 and all(m["valid"] for m in ms)  # + scipy
     assert ms[0]["sources"] == ms[-1]["sources"]
     assert cli.main(["run", "grid:rows=30,cols=30", "--trace", "--sources", "2"]) == 0
     out = capsys.readouterr().out
