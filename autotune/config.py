@@ -127,8 +127,10 @@ def _supports(v) -> bool:
     return v["load_balance"] in _SUPPORT_TECHNIQUES
 
 
-def _is(field: str, value):
-    return lambda v: v[field] == value
+def _when(field: str, value, allowed: tuple, default) -> "_Field":
+    """A table row that applies only when an earlier *field* equals *value*."""
+    return _Field(allowed=allowed, default=default, applies=lambda v: v[field] == value,
+                  condition=f"{field} == {value!r}", depends_on=(field,))
 
 _FIELDS: dict[str, _Field] = {
     "load_balance": _Field(allowed=LOAD_BALANCE_TECHNIQUES, default="vertex_mapped"),
@@ -140,51 +142,27 @@ _FIELDS: dict[str, _Field] = {
         allowed=MIN_VIRTUAL_WARP_SIZES, default=4,
         applies=lambda v: v["virtual_warp_size"] == "dynamic",
         condition="virtual_warp_size == 'dynamic'", depends_on=("virtual_warp_size",)),
-    "defer_outliers": _Field(
-        allowed=DEFER_OUTLIERS, default="off", applies=_is("load_balance", "vertex_mapped"),
-        condition="load_balance == 'vertex_mapped'", depends_on=("load_balance",)),
-    "work_chunk": _Field(
-        allowed=WORK_CHUNKS, default="static", applies=_is("load_balance", "vertex_mapped"),
-        condition="load_balance == 'vertex_mapped'", depends_on=("load_balance",)),
+    "defer_outliers": _when("load_balance", "vertex_mapped", DEFER_OUTLIERS, "off"),
+    "work_chunk": _when("load_balance", "vertex_mapped", WORK_CHUNKS, "static"),
     "warp_gathering": _Field(allowed=WARP_GATHERING, default="off", applies=_supports,
                              condition=_SUPPORT_CONDITION, depends_on=("load_balance",)),
     "block_gathering": _Field(allowed=BLOCK_GATHERING, default="off", applies=_supports,
                               condition=_SUPPORT_CONDITION, depends_on=("load_balance",)),
     "supplementary_queues": _Field(allowed=SUPPLEMENTARY_QUEUES, default="off", applies=_supports,
                                    condition=_SUPPORT_CONDITION, depends_on=("load_balance",)),
-    "chunk_size": _Field(
-        allowed=CHUNK_SIZES, default="dynamic", applies=_is("load_balance", "binary_search"),
-        condition="load_balance == 'binary_search'", depends_on=("load_balance",)),
-    "dc_small": _Field(
-        allowed=DC_SMALL, default=32, applies=_is("load_balance", "degree_classified"),
-        condition="load_balance == 'degree_classified'", depends_on=("load_balance",)),
-    "dc_middle": _Field(
-        allowed=DC_MIDDLE, default=256, applies=_is("load_balance", "degree_classified"),
-        condition="load_balance == 'degree_classified'", depends_on=("load_balance",)),
-    "dc_large": _Field(
-        allowed=DC_LARGE, default=65536, applies=_is("load_balance", "degree_classified"),
-        condition="load_balance == 'degree_classified'", depends_on=("load_balance",)),
+    "chunk_size": _when("load_balance", "binary_search", CHUNK_SIZES, "dynamic"),
+    "dc_small": _when("load_balance", "degree_classified", DC_SMALL, 32),
+    "dc_middle": _when("load_balance", "degree_classified", DC_MIDDLE, 256),
+    "dc_large": _when("load_balance", "degree_classified", DC_LARGE, 65536),
     "block_size": _Field(allowed=BLOCK_SIZES, default=256),
     "duplicate_culling": _Field(allowed=DUPLICATE_CULLING, default="none"),
     "direction": _Field(allowed=DIRECTIONS, default="push"),
-    "switch_rule": _Field(
-        allowed=SWITCH_RULES, default="alpha_beta", applies=lambda v: v["direction"] == "push_pull",
-        condition="direction == 'push_pull'", depends_on=("direction",)),
-    "alpha": _Field(
-        allowed=ALPHAS, default=15, applies=lambda v: v["switch_rule"] == "alpha_beta",
-        condition="switch_rule == 'alpha_beta'", depends_on=("switch_rule",)),
-    "beta": _Field(
-        allowed=BETAS, default=18, applies=lambda v: v["direction"] == "push_pull",
-        condition="direction == 'push_pull'", depends_on=("direction",)),
-    "gamma": _Field(
-        allowed=GAMMAS, default=0.3, applies=lambda v: v["switch_rule"] == "hub_ratio",
-        condition="switch_rule == 'hub_ratio'", depends_on=("switch_rule",)),
-    "hub_degree": _Field(
-        allowed=HUB_DEGREES, default=512, applies=lambda v: v["switch_rule"] == "hub_ratio",
-        condition="switch_rule == 'hub_ratio'", depends_on=("switch_rule",)),
-    "hub_cache": _Field(
-        allowed=HUB_CACHE, default="off", applies=lambda v: v["direction"] == "push_pull",
-        condition="direction == 'push_pull'", depends_on=("direction",)),
+    "switch_rule": _when("direction", "push_pull", SWITCH_RULES, "alpha_beta"),
+    "alpha": _when("switch_rule", "alpha_beta", ALPHAS, 15),
+    "beta": _when("direction", "push_pull", BETAS, 18),
+    "gamma": _when("switch_rule", "hub_ratio", GAMMAS, 0.3),
+    "hub_degree": _when("switch_rule", "hub_ratio", HUB_DEGREES, 512),
+    "hub_cache": _when("direction", "push_pull", HUB_CACHE, "off"),
     "small_frontier": _Field(allowed=SMALL_FRONTIER, default="single_block"),
     "frontier_limit": _Field(
         allowed=FRONTIER_LIMITS, default=2048, applies=lambda v: v["small_frontier"] != "none",
