@@ -257,6 +257,18 @@ __device__ __forceinline__ bool at_try_claim_culled(int* distances, vid_t v, int
     return atomicCAS(distances + v, -1, next_level) == -1;
 }
 
+// Claim `v` for level next_level from parent `u` (behind the optional culling); on a win record the
+// BFS-tree parent and read v's row start and out-degree, which the append needs.
+__device__ __forceinline__ bool at_claim_record(const int* __restrict__ row_offsets, int* distances,
+                                                int* predecessors, vid_t v, vid_t u, int next_level,
+                                                const BFSAux* aux, int& deg, int& rs) {
+    if (!at_try_claim_culled(distances, v, next_level, aux)) return false;
+    predecessors[v] = u;
+    rs = __ldg(row_offsets + v);
+    deg = __ldg(row_offsets + v + 1) - rs;
+    return true;
+}
+
 // Warp-aggregated append of the claimed vertices of a *converged* warp to the next frontier.
 // Every lane must call it (full mask). WITH_PREFIX also writes, per appended vertex, the exclusive
 // prefix-sum of degrees (online unordered prefix-sum) and its row start, as binary_search needs.

@@ -118,15 +118,10 @@ __device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, co
             bs_warp_locate<STAGED>(P, V, B, R, n, e, e < c1, wbase, u, col);
             if (e < c1) {
                 v = column_indices[col];
-                claim = at_try_claim_culled(distances, v, next_level, aux);
-                if (claim) {
-                    predecessors[v] = u;
-                    rs_v = row_offsets[v];
-                    deg = row_offsets[v + 1] - rs_v;
-                    if (deg == 1) {  // second optimization: a leaf whose only edge leads back
-                        const vid_t w = column_indices[rs_v];
-                        if (w == u || w == v) deg = 0;
-                    }
+                claim = at_claim_record(row_offsets, distances, predecessors, v, u, next_level, aux, deg, rs_v);
+                if (claim && deg == 1) {  // second optimization: a leaf whose only edge leads back
+                    const vid_t w = column_indices[rs_v];
+                    if (w == u || w == v) deg = 0;
                 }
             }
         }

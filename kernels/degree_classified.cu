@@ -32,12 +32,7 @@ __device__ __forceinline__ void dc_edge(bool valid, vid_t u, int e, const int* _
     int deg = 0, rs = 0;
     if (valid) {
         v = column_indices[e];
-        claim = at_try_claim_culled(distances, v, next_level, aux);
-        if (claim) {
-            predecessors[v] = u;
-            rs = row_offsets[v];
-            deg = row_offsets[v + 1] - rs;
-        }
+        claim = at_claim_record(row_offsets, distances, predecessors, v, u, next_level, aux, deg, rs);
     }
     at_warp_append<false>(claim, v, deg, rs, out);
 }

@@ -55,12 +55,7 @@ __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
             const vid_t u = coo_src != nullptr ? coo_src[e] : em_search_source(row_offsets, n, (int)e);
             if (distances[u] == L) {  // edge of the frontier
                 v = column_indices[e];
-                claim = at_try_claim_culled(distances, v, next_level, aux);
-                if (claim) {
-                    predecessors[v] = u;
-                    rs = row_offsets[v];
-                    deg = row_offsets[v + 1] - rs;
-                }
+                claim = at_claim_record(row_offsets, distances, predecessors, v, u, next_level, aux, deg, rs);
             }
         }
         at_warp_append<false>(claim, v, deg, rs, out);

@@ -77,11 +77,7 @@ __device__ __forceinline__ int at_sq_segment(int deg, const BFSAux* aux) {
 
 // Claim of one neighbour (no append).
 __device__ __forceinline__ bool at_claim_edge(const AtExpand& x, vid_t v, vid_t u, int& deg, int& rs) {
-    if (!at_try_claim_culled(x.distances, v, x.next_level, x.aux)) return false;
-    x.predecessors[v] = u;
-    rs = __ldg(x.row_offsets + v);
-    deg = __ldg(x.row_offsets + v + 1) - rs;
-    return true;
+    return at_claim_record(x.row_offsets, x.distances, x.predecessors, v, u, x.next_level, x.aux, deg, rs);
 }
 
 // Warp-collective: each lane with `valid` inspects edge e of frontier vertex u.
