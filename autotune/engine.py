@@ -63,6 +63,9 @@ _PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_bl
                PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent")}
 SB_THREADS = 1024
 SB_EDGE_FACTOR = 16
+#: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
+#: barrier once per level, one atomic each on one address, so fewer blocks make a cheaper level.
+PERSISTENT_BLOCKS_PER_SM: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -152,18 +155,26 @@ def check_device_memory(needed_bytes: int, what: str) -> None:
         raise DeviceMemoryError(what, needed_bytes, free)
 
 
+def _carries_prefix(config: TraversalConfig) -> bool:
+    """True when the frontier buffers carry degree prefix-sums and row starts beside the vertices:
+    ``binary_search`` reads them every level, and the persistent kernel reads its own levels'
+    (so a level needs no dependent ``row_offsets`` load before its edges are known)."""
+    return config.load_balance == "binary_search" or config.small_frontier == "persistent"
+
+
 def device_bytes_needed(graph: CSRGraph, config: TraversalConfig) -> int:
     """Device memory (bytes) a :class:`BFSEngine` allocates for *graph* with *config*.
 
     Counts the CSR upload when the graph is still on the host, plus distances, predecessors,
-    out-degrees, two frontier buffers (three int32 arrays each for ``binary_search``) and the
+    out-degrees, two frontier buffers (three int32 arrays each for ``binary_search`` and the
+    persistent kernel) and the
     per-level trace arrays.
     """
     n, m = graph.n_vertices, graph.n_edges
     need = 0
     if not graph.on_device and "device" not in graph._cache:
         need += graph.row_offsets.nbytes + graph.column_indices.nbytes
-    per_frontier = 3 if config.load_balance == "binary_search" else 1
+    per_frontier = 3 if _carries_prefix(config) else 1
     need += 4 * n * 3                      # distances, predecessors, out-degrees
     need += 2 * per_frontier * 4 * n       # frontier in/out (+ prefix, row start)
     need += 16 * (n + 3) + 512             # per-level trace (sizes, path/vw, timestamps), state, params, aux
@@ -226,10 +237,10 @@ class BFSEngine:
         lb = cfg.load_balance
         with_prefix = lb == "binary_search"
         self.frontiers = [cupy.empty(n, dtype=np.int32) for _ in range(2)]
-        if with_prefix:
+        if _carries_prefix(cfg):
             self.prefixes = [cupy.empty(n, dtype=np.int32) for _ in range(2)]
             self.row_starts = [cupy.empty(n, dtype=np.int32) for _ in range(2)]
-        else:  # vertex_mapped never reads them; one int each keeps the kernel signature uniform
+        else:  # no kernel reads them; one int each keeps the kernel signature uniform
             self.prefixes = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
             self.row_starts = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
         self.level_sizes = cupy.zeros(n + 2, dtype=np.int32)
@@ -277,7 +288,10 @@ class BFSEngine:
             self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}>"), 1, SB_THREADS))
         elif cfg.small_frontier == "persistent":
             k = get_kernel("persistent", f"persistent_levels<{b}, {wp}>")
-            self._launches.append((k, self._resident_blocks(k, b), b))
+            blocks = self._resident_blocks(k, b)
+            if PERSISTENT_BLOCKS_PER_SM:
+                blocks = min(blocks, self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)
+            self._launches.append((k, blocks, b))
         push = get_kernel(lb, push_name)
         self.grid = self._resident_blocks(push, b)
         self.resident_threads = self.grid * b

@@ -313,7 +313,18 @@ def _storage(url: str, *, create: bool):
             kw["heartbeat_stale_trial_callback"] = storages.RetryHeartbeatStaleTrialCallback(max_retry=1)
         else:  # Optuna < 4.9
             kw["failed_trial_callback"] = storages.RetryFailedTrialCallback(max_retry=1)
-        return storages.RDBStorage(url, **kw)
+        from sqlalchemy.exc import IntegrityError, ProgrammingError
+
+        for attempt in range(5):
+            try:
+                return storages.RDBStorage(url, **kw)
+            except (IntegrityError, ProgrammingError):
+                # Workers started together on a fresh database race to create Optuna's schema
+                # (CREATE TYPE/TABLE, the alembic stamp); the losers fail with "already exists" or a
+                # unique violation. Once the winner has committed, a retry finds the schema in place.
+                if attempt == 4:
+                    raise
+                time.sleep(0.1 * 2 ** attempt)
 
 
 def _storage_exists(url: str) -> bool:

@@ -10,8 +10,8 @@
 // arrive-counter + generation flag (no cooperative_groups header, so NVRTC compiles it without the
 // CUDA toolkit headers).
 //
-// Per level, warps take K frontier vertices each (K = the largest power of two <= |F| / warps,
-// within [1, 32]), compute the prefix-sum of their out-degrees with warp shuffles and spread the
+// Per level, warps take K frontier vertices each (K = the smallest power of two >= |F| / warps,
+// within [1, 32], so the frontier is covered in one pass), compute the prefix-sum of their out-degrees with warp shuffles and spread the
 // edges over the 32 lanes, each lane locating its edge's vertex by a binary search over the lanes'
 // prefix-sums with __shfl_sync (warp-level scan-based mapping, Busato & Bombieri, "Efficient load
 // balancing techniques ...", section 3.2). Claims and appends are those of the multi-block kernels
@@ -22,9 +22,15 @@
 
 #define AT_PATH_PERSISTENT 3
 
-// Grid-wide barrier: every block arrives once per call. bar[0] counts arrivals, bar[1] is the
-// generation the waiting blocks watch.
-__device__ __forceinline__ void at_grid_barrier(unsigned* bar) {
+// Grid-wide barrier that also hands every thread the counters of the frontier just appended:
+// every block arrives once per call (bar[0] counts arrivals, bar[1] is the generation the waiting
+// blocks watch), and only thread 0 of each block reads the counters afterwards, into shared
+// memory. (Every thread reading them costs one request per warp on a single L2 line: with 4,096
+// warps that serialised read cost more than the barrier itself.)
+__device__ __forceinline__ void at_grid_barrier_read(unsigned* bar, const volatile u64* ctr, const volatile int* hub_ctr,
+                                                     u64& packed, int& hubs) {
+    __shared__ u64 s_packed;
+    __shared__ int s_hubs;
     __syncthreads();
     if (threadIdx.x == 0) {
         volatile unsigned* vgen = bar + 1;
@@ -39,15 +45,69 @@ __device__ __forceinline__ void at_grid_barrier(unsigned* bar) {
             }
         }
         __threadfence();
+        s_packed = *ctr;
+        s_hubs = *hub_ctr;
     }
     __syncthreads();
+    packed = s_packed;
+    hubs = s_hubs;
+}
+
+// Block-aggregated append of the claimed vertices to the next frontier (every thread of the block
+// calls it, block-uniformly): each warp reserves its run in a shared-memory packed counter, then
+// thread 0 makes the one global atomicAdd of the block and every warp writes at the block's base.
+// Same outputs as at_warp_append<true> (vertices, exclusive degree prefix-sums, row starts, hub
+// count, class queues), but one global atomic per block instead of one per warp: appends of one
+// level all go to one address, and with thousands of warps their serialisation in L2 was the
+// largest cost of a level.
+__device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, int row_start, const FrontierOut& out,
+                                                u64* s_blk, u64* s_base, int* s_hubs) {
+    const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
+    const unsigned lane = at_lane_id();
+    const int d = claim ? deg : 0;
+    int incl = d;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
+        if ((int)lane >= o) incl += t;
+    }
+    const int total_d = __shfl_sync(AT_FULL_MASK, incl, 31);
+    u64 wold = 0;
+    if (lane == 0 && ballot != 0u) wold = atomicAdd(s_blk, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));
+    wold = __shfl_sync(AT_FULL_MASK, wold, 0);
+    if (out.hubs != nullptr) {
+        const unsigned hb = __ballot_sync(AT_FULL_MASK, claim && deg > out.hub_degree);
+        if (lane == 0 && hb) atomicAdd(s_hubs, __popc(hb));
+    }
+    if (!__syncthreads_or(claim)) return;  // block-uniform
+    if (threadIdx.x == 0) {
+        *s_base = atomicAdd(out.ctr, *s_blk);
+        *s_blk = 0ull;
+        if (*s_hubs) {
+            atomicAdd(out.hubs, *s_hubs);
+            *s_hubs = 0;
+        }
+    }
+    __syncthreads();
+    if (claim) {
+        const u64 base = *s_base;
+        const int pos = at_count(base) + at_count(wold) + __popc(ballot & at_lanemask_lt());
+        out.vertices[pos] = v;
+        out.prefix[pos] = at_degsum(base) + at_degsum(wold) + incl - d;
+        out.row_start[pos] = row_start;
+    }
+    if (out.dc_ctr != nullptr) at_warp_append_class(claim, v, deg, out);
 }
 
 template <int BLOCK, bool WITH_PREFIX>
 __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     __shared__ int s_path, s_L, s_fsize, s_degsum;
     __shared__ long long s_explored;
+    __shared__ u64 s_blk, s_base;
+    __shared__ int s_blk_hubs;
     if (threadIdx.x == 0) {
+        s_blk = 0ull;
+        s_blk_hubs = 0;
         int L, fsize, degsum;
         s_path = at_choose_path(st, prm, L, fsize, degsum);
         s_L = L;
@@ -61,22 +121,39 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     long long explored = s_explored;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const unsigned lane = at_lane_id();
-    const int warp_global = (int)((blockIdx.x * BLOCK + threadIdx.x) >> 5);
+    constexpr int WARPS = BLOCK / 32;
+    const int warp_in_block = (int)(threadIdx.x >> 5);
     const int n_warps = (int)((gridDim.x * BLOCK) >> 5);
     volatile BFSState* vs = (volatile BFSState*)st;
+    // The frontier's degree prefix-sums and row starts are there when the producer wrote them:
+    // binary_search's kernels always do, and this kernel does for every level it appends (the
+    // engine gives it the prefix buffers), so from its second level on no frontier vertex needs a
+    // dependent row_offsets load before its edges are known.
+    bool have_prefix = WITH_PREFIX;
     while (true) {
-        const vid_t* frontier_in = (L & 1) ? f1 : f0;
+        const int odd = L & 1;
+        const vid_t* frontier_in = odd ? f1 : f0;
+        const int* prefix_in = odd ? p1 : p0;
+        const int* row_start_in = odd ? r1 : r0;
         const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
-        const int ratio = fsize / n_warps;
-        const int K = ratio >= 32 ? 32 : (ratio <= 1 ? 1 : (1 << (31 - __clz(ratio))));
-        for (int base = warp_global * K; base < fsize; base += n_warps * K) {  // warp-uniform
-            const int idx = base + (int)lane;
+        // K = the smallest power of two >= |F| / warps (within [1, 32]): one pass over the frontier,
+        // so a level is one chain of dependent accesses, not several. The loops are block-uniform
+        // (a block's warps take consecutive runs of K vertices) because appends are block-aggregated.
+        const int per = (fsize + n_warps - 1) / n_warps;
+        const int K = per >= 32 ? 32 : (per <= 1 ? 1 : (1 << (32 - __clz(per - 1))));
+        for (int bbase = (int)blockIdx.x * WARPS * K; bbase < fsize; bbase += n_warps * K) {
+            const int idx = bbase + warp_in_block * K + (int)lane;
             vid_t u = -1;
             int beg = 0, deg = 0;
             if ((int)lane < K && idx < fsize) {
                 u = frontier_in[idx];
-                beg = row_offsets[u];
-                deg = row_offsets[u + 1] - beg;
+                if (have_prefix) {
+                    beg = row_start_in[idx];
+                    deg = (idx + 1 < fsize ? prefix_in[idx + 1] : degsum) - prefix_in[idx];
+                } else {
+                    beg = row_offsets[u];
+                    deg = row_offsets[u + 1] - beg;
+                }
             }
             int incl = deg;
 #pragma unroll
@@ -85,7 +162,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                 if ((int)lane >= o) incl += t;
             }
             const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
-            for (int e0 = 0; e0 < total; e0 += 32) {  // warp-uniform
+            for (int e0 = 0; __syncthreads_or(e0 < total); e0 += 32) {  // rounds of 32 edges per warp
                 const int e = e0 + (int)lane;
                 // owner = first lane whose inclusive prefix exceeds e
                 int pos = 0;
@@ -103,14 +180,18 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                 int vdeg = 0, rs = 0;
                 if (e < total) {
                     v = column_indices[sbeg + (e - (sincl - sdeg))];
+                    // v's row is read beside the claim, not after it (speculatively: most of these
+                    // loads are wasted on visited neighbours, but they cost no latency).
+                    const int rs_v = __ldg(row_offsets + v);
+                    const int re_v = __ldg(row_offsets + v + 1);
                     claim = atomicCAS(distances + v, -1, L + 1) == -1;  // one round trip, no pre-check
                     if (claim) {
                         predecessors[v] = su;
-                        rs = row_offsets[v];
-                        vdeg = row_offsets[v + 1] - rs;
+                        rs = rs_v;
+                        vdeg = re_v - rs_v;
                     }
                 }
-                at_warp_append<WITH_PREFIX>(claim, v, vdeg, rs, out);
+                at_block_append(claim, v, vdeg, rs, out, &s_blk, &s_base, &s_blk_hubs);
             }
         }
         if (leader) {  // slot (L+2)%3 is nobody's during level L: clear it for level L+1
@@ -118,9 +199,9 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
             st->hub_ctr[(L + 2) % 3] = 0;
             at_aux_finish_level(aux, L);
         }
-        at_grid_barrier(aux->barrier);
-        const u64 packed = vs->ctr[(L + 1) % 3];
-        const int hubs = vs->hub_ctr[(L + 1) % 3];
+        u64 packed;
+        int hubs;
+        at_grid_barrier_read(aux->barrier, &vs->ctr[(L + 1) % 3], &vs->hub_ctr[(L + 1) % 3], packed, hubs);
         if (leader) {
             level_sizes[L] = fsize;
             level_info[L] = AT_PATH_PERSISTENT | (K << 8);
@@ -130,6 +211,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
         ++L;
         fsize = at_count(packed);
         degsum = at_degsum(packed);
+        have_prefix = true;
         // Same inputs in every thread of every block: a uniform decision.
         if (at_decide_path(fsize, degsum, hubs, explored, AT_PATH_PUSH, prm) != AT_PATH_SINGLE_BLOCK) break;
         // Nobody may append to ctr[(L+1)%3] (cleared above) before everyone has read ctr[L%3]:

@@ -80,3 +80,176 @@ def csr_graph(n, edges, directed=True):
     ro = np.zeros(n + 1, dtype=np.int32)
     ro[1:] = np.cumsum(np.bincount(rows, minlength=n))
     return CSRGraph(row_offsets=ro, column_indices=cols.astype(np.int32), directed=directed)
+
+
+# ---------------------------------------------------------------- PostgreSQL (test_postgres_storage.py)
+POSTGRES_BINARIES = ("initdb", "pg_ctl", "postgres")
+
+
+def postgres_bindir() -> Path | None:
+    """A folder holding initdb, pg_ctl and postgres: ``$AUTOTUNE_PG_BINDIR``, the folders of those on
+    PATH (symlinks resolved), then ``/usr/lib/postgresql/<newest>/bin``, ``/usr/local/pgsql/bin``."""
+    import glob
+    import re
+    import shutil
+
+    cands = [os.environ.get("AUTOTUNE_PG_BINDIR")]
+    for b in POSTGRES_BINARIES:
+        w = shutil.which(b)
+        if w:
+            cands += [str(Path(w).resolve().parent), str(Path(w).parent)]
+
+    def version(p):
+        m = re.search(r"/(\d+)(?:\.(\d+))?/bin$", p)
+        return (int(m.group(1)), int(m.group(2) or 0)) if m else (0, 0)
+
+    cands += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=version, reverse=True) + ["/usr/local/pgsql/bin"]
+    for c in cands:
+        if c and all(os.access(Path(c) / b, os.X_OK) and (Path(c) / b).is_file() for b in POSTGRES_BINARIES):
+            return Path(c)
+    return None
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL server: initdb into a private temporary folder, listening only on a
+    unix socket in that folder (no TCP), trust authentication, fsync off.
+
+    PostgreSQL refuses to run as root: when the tests run as root, initdb and the server run as
+    ``$AUTOTUNE_PG_USER`` (default ``nobody``), which owns the folder. :meth:`stop` stops the server
+    (fast, then immediate, then SIGKILL of the postmaster) and deletes the folder; it is idempotent
+    and also registered with :mod:`atexit`, so no server outlives the test session.
+    """
+
+    SUPERUSER = "autotune"
+
+    def __init__(self, bindir: Path):
+        import atexit
+        import tempfile
+
+        self.bindir = Path(bindir)
+        self.proc_user = None  # (uid, gid) to run the server as, when we are root
+        if os.geteuid() == 0:
+            import pwd
+
+            name = os.environ.get("AUTOTUNE_PG_USER", "nobody")
+            try:
+                pw = pwd.getpwnam(name)
+            except KeyError:
+                raise RuntimeError(f"running as root, and PostgreSQL refuses to: no user {name!r} to run it as "
+                                   f"(set AUTOTUNE_PG_USER to an unprivileged user)") from None
+            self.proc_user = (pw.pw_uid, pw.pw_gid)
+        # a short path: the socket path (dir + "/.s.PGSQL.5432") must fit in ~107 bytes
+        tmp = tempfile.gettempdir()
+        base = tmp if len(tmp) < 60 else "/tmp"
+        self.dir = Path(tempfile.mkdtemp(prefix="autotune-pg-", dir=base))
+        self.data = self.dir / "data"
+        self.logfile = self.dir / "server.log"
+        self.started = False
+        self._stopped = False
+        atexit.register(self.stop)
+        if self.proc_user:
+            os.chown(self.dir, *self.proc_user)
+        os.chmod(self.dir, 0o711)  # the client (root or not) reaches the socket; data/ stays 0700
+
+    def _run(self, *args, timeout=120, check=True):
+        import subprocess
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        env.update(LC_ALL="C", LANG="C")
+        kw = {}
+        if self.proc_user:
+            kw = dict(user=self.proc_user[0], group=self.proc_user[1], extra_groups=[])
+        r = subprocess.run([str(self.bindir / args[0]), *map(str, args[1:])], cwd=self.dir, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, **kw)
+        if check and r.returncode != 0:
+            log = self.logfile.read_text(errors="replace")[-3000:] if self.logfile.is_file() else ""
+            raise RuntimeError(f"{args[0]} failed ({r.returncode}): {r.stdout}{r.stderr}\nserver log:\n{log}")
+        return r
+
+    def start(self) -> "PostgresServer":
+        self._run("initdb", "-D", self.data, "-U", self.SUPERUSER, "--auth=trust", "-E", "UTF8", "--locale=C",
+                  "--no-sync", "--no-instructions")
+        with open(self.data / "postgresql.conf", "a") as fh:
+            fh.write(f"\n# autotune tests: unix socket only, in the private folder; durability off\n"
+                     f"listen_addresses = ''\nunix_socket_directories = '{self.dir}'\nport = 5432\n"
+                     f"fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 100\n")
+        self.started = True  # from here on stop() has a server to stop
+        self._run("pg_ctl", "-D", self.data, "-l", self.logfile, "-w", "-t", "60", "-s", "start")
+        return self
+
+    def url(self, database: str) -> str:
+        """SQLAlchemy/Optuna URL of *database* on this server (over the unix socket)."""
+        return f"postgresql://{self.SUPERUSER}@/{database}?host={self.dir}"
+
+    def create_database(self, name: str) -> str:
+        """Create *name* (through the installed driver) and return its URL."""
+        import sqlalchemy
+
+        engine = sqlalchemy.create_engine(self.url("postgres"), isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as conn:
+                conn.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
+        finally:
+            engine.dispose()
+        return self.url(name)
+
+    def _postmaster_pid(self) -> int | None:
+        try:
+            return int((self.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def stop(self) -> None:
+        import shutil
+        import signal
+        import time
+
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            if self.started:
+                for mode in ("fast", "immediate"):
+                    try:
+                        if self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "-t", "30", "-s", "stop",
+                                     timeout=60, check=False).returncode == 0:
+                            break
+                    except Exception:  # noqa: BLE001 - fall through to the next way of stopping it
+                        pass
+                pid = self._postmaster_pid()
+                if pid is not None:  # still there: the postmaster we started, and its children with it
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                        time.sleep(0.5)
+                    except ProcessLookupError:
+                        pass
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A running throwaway :class:`PostgresServer` for the session; skips only when the PostgreSQL
+    server binaries are not installed."""
+    bindir = postgres_bindir()
+    if bindir is None:
+        import shutil
+
+        missing = [b for b in POSTGRES_BINARIES if shutil.which(b) is None] or list(POSTGRES_BINARIES)
+        pytest.skip(f"PostgreSQL server binaries not found ({', '.join(missing)} not on PATH, nor in "
+                    f"/usr/lib/postgresql/*/bin or $AUTOTUNE_PG_BINDIR)")
+    server = PostgresServer(bindir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server, request):
+    """URL of a fresh database on the session's PostgreSQL server, one per test."""
+    import re
+
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50] + f"_{os.getpid()}"
+    return postgres_server.create_database(name)

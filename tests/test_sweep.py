@@ -362,6 +362,10 @@ def test_training_set_is_grid_plus_persistent_bases():
     g = grid()
     assert set(g) <= set(t) and len(set(t)) == len(t)
     extra = [c for c in t if c not in g]
-    assert len(extra) == 2 * len(_FIELDS["load_balance"].allowed)
-    assert all(c.small_frontier == "persistent" and c.frontier_limit == 8192 for c in extra)
+    assert len(extra) == 2 * len(_FIELDS["load_balance"].allowed) + 2
+    assert all(c.small_frontier == "persistent" for c in extra)
+    wide = [c for c in extra if c.frontier_limit == 32768]
+    assert len(wide) == 2 and {c.direction for c in wide} == {"push", "push_pull"}
+    assert all(c.load_balance == "binary_search" and c.block_size == 128 for c in wide)
+    assert all(c.frontier_limit == 8192 for c in extra if c not in wide)
     assert resolve_configs("train") == t
