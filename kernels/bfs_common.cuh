@@ -129,6 +129,17 @@ __device__ __forceinline__ unsigned at_lanemask_lt() {
     return m;
 }
 
+// Inclusive prefix-sum of one int per lane over a converged warp (Kogge-Stone with shuffles).
+__device__ __forceinline__ int at_warp_inclusive_scan(int x) {
+    const int lane = (int)at_lane_id();
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(AT_FULL_MASK, x, o);
+        if (lane >= o) x += t;
+    }
+    return x;
+}
+
 __device__ __forceinline__ u64 at_globaltimer() {
     u64 t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -278,14 +289,7 @@ __device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, int
     if (ballot == 0u) return;
     const unsigned lane = at_lane_id();
     const int d = claim ? deg : 0;
-    int incl = d;
-    if (WITH_PREFIX) {
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
-            if ((int)lane >= o) incl += t;
-        }
-    }
+    const int incl = WITH_PREFIX ? at_warp_inclusive_scan(d) : d;
     const int total_d = WITH_PREFIX ? __shfl_sync(AT_FULL_MASK, incl, 31) : __reduce_add_sync(AT_FULL_MASK, d);
     u64 old = 0;
     if (lane == 0) old = atomicAdd(out.ctr, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));

@@ -65,12 +65,7 @@ __device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, in
     const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
     const unsigned lane = at_lane_id();
     const int d = claim ? deg : 0;
-    int incl = d;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
-        if ((int)lane >= o) incl += t;
-    }
+    int incl = at_warp_inclusive_scan(d);
     const int total_d = __shfl_sync(AT_FULL_MASK, incl, 31);
     u64 wold = 0;
     if (lane == 0 && ballot != 0u) wold = atomicAdd(s_blk, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));
@@ -155,12 +150,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                     deg = row_offsets[u + 1] - beg;
                 }
             }
-            int incl = deg;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
-                if ((int)lane >= o) incl += t;
-            }
+            int incl = at_warp_inclusive_scan(deg);
             const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
             for (int e0 = 0; __syncthreads_or(e0 < total); e0 += 32) {  // rounds of 32 edges per warp
                 const int e = e0 + (int)lane;

@@ -32,22 +32,12 @@
 // s_warp holds 33 ints. Contains two __syncthreads; the caller syncs before reusing s_warp.
 __device__ __forceinline__ int at_block_exclusive_scan(int x, int& total, int* s_warp) {
     const int lane = (int)at_lane_id(), warp = (int)(threadIdx.x >> 5);
-    int incl = x;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
-        if (lane >= o) incl += t;
-    }
+    int incl = at_warp_inclusive_scan(x);
     if (lane == 31) s_warp[warp] = incl;
     __syncthreads();
     if (warp == 0) {
         const int w = s_warp[lane];
-        int wi = w;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const int t = __shfl_up_sync(AT_FULL_MASK, wi, o);
-            if (lane >= o) wi += t;
-        }
+        int wi = at_warp_inclusive_scan(w);
         s_warp[lane] = wi - w;
         if (lane == 31) s_warp[32] = wi;
     }

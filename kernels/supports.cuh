@@ -189,12 +189,7 @@ __device__ __forceinline__ void at_block_gather_run(const AtExpand& x, const AtB
 template <int BLOCK>
 __device__ __forceinline__ void at_block_scan_store(int d, int* s_lprefix, int* s_wsum) {
     const int lane = (int)at_lane_id();
-    int incl = d;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
-        if (lane >= o) incl += t;
-    }
+    int incl = at_warp_inclusive_scan(d);
     s_lprefix[threadIdx.x] = incl - d;
     if (lane == 31) s_wsum[threadIdx.x >> 5] = incl;
 }
