@@ -22,8 +22,9 @@ Search (``n_trials=N``)
 Storage
     Any Optuna storage URL; default ``sqlite:///~/.cache/autotune/studies.db`` (``$AUTOTUNE_STORAGE``
     or ``$AUTOTUNE_CACHE_DIR`` override it). Several workers (GPUs or machines) can share one study
-    through ``postgresql://...``: each calls ``tune`` with the same ``study_name`` and storage, the
-    study is loaded if it exists, and ``n_trials`` is the study's total. A study records the graph
+    through ``postgresql://...``: each calls ``tune`` with the same ``study_name``, storage,
+    ``n_sources`` and ``seed`` (the sources; a worker with others is refused), the study is loaded if
+    it exists, and ``n_trials`` is the study's total. A study records the graph
     fingerprint and the GPU model in its user attributes; once a search has finished, the same graph
     on the same GPU model gets its stored best at once unless ``retune=True``. An interrupted study
     (killed, Ctrl-C) resumes where it stopped: finished trials are kept and only the rest run.
@@ -254,6 +255,48 @@ def _optuna_pruner(pruner: SlowTrialPruner):
             return pruner.prune(study, trial)
 
     return _Pruner()
+
+
+def _trial_seeded_tpe(seed: int | None):
+    """A ``TPESampler`` whose random draws are seeded anew for each trial from (*seed*, trial number).
+
+    A TPE sampler seeded once replays one random stream in every process that uses it: workers
+    sharing a study (they must share the seed, which also picks the sources) would propose the same
+    configs, and a resumed study would propose its first configs again. Seeding per trial number
+    keeps a single worker's search deterministic and gives every trial of a shared or resumed study
+    its own draws.
+    """
+    import numpy as np
+    import optuna
+
+    if seed is None:
+        return optuna.samplers.TPESampler()
+
+    class _TrialSeededTPE(optuna.samplers.BaseSampler):
+        def __init__(self):
+            self._tpe = optuna.samplers.TPESampler(seed=seed)
+
+        def before_trial(self, study, trial):
+            state = np.random.SeedSequence([int(seed) % 2**63, trial.number]).generate_state(1)[0]
+            self._tpe = optuna.samplers.TPESampler(seed=int(state))
+            self._tpe.before_trial(study, trial)
+
+        def infer_relative_search_space(self, study, trial):
+            return self._tpe.infer_relative_search_space(study, trial)
+
+        def sample_relative(self, study, trial, search_space):
+            return self._tpe.sample_relative(study, trial, search_space)
+
+        def sample_independent(self, study, trial, param_name, param_distribution):
+            return self._tpe.sample_independent(study, trial, param_name, param_distribution)
+
+        def after_trial(self, study, trial, state, values):
+            self._tpe.after_trial(study, trial, state, values)
+
+        def reseed_rng(self):
+            self._tpe.reseed_rng()
+
+    return _TrialSeededTPE()
 
 
 # ============================================================================ storage
@@ -573,7 +616,8 @@ def tune(graph, n_trials: int | None = None, *, storage: str | None = None, stud
     GPUUnavailableError
         Search without a GPU (and without a *runner_factory*).
     SearchError
-        When every trial of the search failed, or *study_name* belongs to another graph.
+        When every trial of the search failed, or *study_name* belongs to another graph or times its
+        trials on other sources (another *n_sources* or *seed*).
 
     Examples
     --------
@@ -688,7 +732,7 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
         while f"{name}-retune{i}" in existing:
             i += 1
         name = f"{name}-retune{i}"
-    sampler = optuna.samplers.TPESampler(seed=seed)
+    sampler = _trial_seeded_tpe(seed)
     study = optuna.create_study(storage=st, study_name=name, direction="minimize", sampler=sampler,
                                 pruner=_optuna_pruner(SlowTrialPruner(prune_factor)), load_if_exists=True)
     attrs = _study_attrs(study)
@@ -696,6 +740,11 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
         raise SearchError(f"study {name!r} belongs to graph {attrs.get('graph')!r} ({attrs.get('fingerprint')}) on "
                           f"{attrs.get('device')!r}, not to {g.name!r} ({g.fingerprint}) on {dev_name!r}; "
                           f"choose another study name")
+    if attrs and (attrs.get("n_sources", n_sources), attrs.get("seed", seed)) != (n_sources, seed):
+        # every trial of a study is timed on the same sources, or the pruner and the best compare apples to pears
+        raise SearchError(f"study {name!r} times its trials on n_sources={attrs.get('n_sources')} sources of "
+                          f"seed={attrs.get('seed')}, not n_sources={n_sources}, seed={seed}: run every worker of "
+                          f"a study with the same n_sources and seed")
     if not attrs:
         from . import __version__
 

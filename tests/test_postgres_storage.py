@@ -55,7 +55,7 @@ def committed_replay():
 
 
 def _worker(spec: dict) -> None:
-    """One search worker (run in its own process by :func:`_start_worker`).
+    """One search worker (run in its own process by :meth:`Workers.start`).
 
     Appends the number of every trial it runs to ``spec["trials_file"]``; waits for the files in
     ``spec["barrier"]`` (every worker's ready file) before searching, so that the workers search at
@@ -171,7 +171,62 @@ def _counted(trials):
     return counted(trials)
 
 
+def _age_heartbeats(url: str, minutes: int) -> None:
+    """Move every trial heartbeat of the storage *minutes* back (Optuna's RDB table ``trial_heartbeats``)."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            n = conn.execute(sqlalchemy.text(f"UPDATE trial_heartbeats SET heartbeat = heartbeat - "
+                                             f"interval '{int(minutes)} minutes'")).rowcount
+        assert n >= 1, "no trial heartbeat recorded"
+    finally:
+        engine.dispose()
+
+
 # ------------------------------------------------------------------------------ tests
+_OPEN_CODE = """
+import os, sys, time
+from pathlib import Path
+import optuna
+from autotune.search import _storage
+url, me, n, go = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+me.touch()
+while len(list(me.parent.glob("ready-*"))) < n or time.time() < go:
+    time.sleep(0.001)
+study = optuna.create_study(storage=_storage(url, create=True), study_name="opened-together", load_if_exists=True)
+study.set_user_attr(me.name, os.getpid())
+"""
+
+
+def test_workers_opening_a_fresh_database_together(postgres_url, tmp_path):
+    """Workers started at once on a fresh database all race to create Optuna's schema in it: none may
+    fail (the losers retry once the winner has committed), and all end up on one study."""
+    n = 8
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    go = time.time() + 4.0  # after the imports of every process
+    procs = []
+    try:
+        for i in range(n):
+            out = open(tmp_path / f"out-{i}.txt", "w")
+            procs.append(subprocess.Popen([sys.executable, "-c", _OPEN_CODE, postgres_url, str(tmp_path / f"ready-{i}"),
+                                           str(n), str(go)], cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+                                          stdout=out, stderr=subprocess.STDOUT))
+            out.close()
+        rcs = [p.wait(timeout=WORKER_TIMEOUT_S) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    errors = [(tmp_path / f"out-{i}.txt").read_text()[-1500:] for i, rc in enumerate(rcs) if rc != 0]
+    assert not errors, errors[0]
+    study = optuna.load_study(study_name="opened-together", storage=postgres_url)
+    assert sorted(study.user_attrs) == sorted(f"ready-{i}" for i in range(n))
+    assert optuna.get_all_study_names(postgres_url) == ["opened-together"]
+
+
 @pytest.fixture(scope="module")
 def two_worker_study(postgres_server, tmp_path_factory):
     """Two worker processes searching one study on PostgreSQL at the same time (same study name,
@@ -213,7 +268,6 @@ def test_two_workers_share_one_study_nothing_lost(two_worker_study):
     assert n_trials <= len(trials) <= n_trials + 1  # + the other worker's trial in flight at the end
     # a valid best: the fastest complete trial, a config the sweep measured, at its logged time
     complete = [t for t in trials if t.state == TrialState.COMPLETE]
-    assert len({t.user_attrs["config_id"] for t in complete}) >= 2
     best = min(complete, key=lambda t: t.value)
     assert best.user_attrs["config_id"] in valid
     assert math.isclose(best.value, valid[best.user_attrs["config_id"]].median_ms, rel_tol=1e-9)
@@ -221,6 +275,10 @@ def test_two_workers_share_one_study_nothing_lost(two_worker_study):
     assert all(t.user_attrs["config_id"] not in valid and "error" in t.user_attrs
                for t in trials if t.state == TrialState.FAIL)
     assert study.user_attrs["autotune"]["complete"] is True
+    # the workers share the seed (so they time the same sources) yet explore different configs: the
+    # sampler's draws follow the trial number, not the worker (one random stream per worker would have
+    # both propose the same configs: about half the trials repeats)
+    assert len({t.user_attrs["config_id"] for t in trials}) >= 0.8 * len(trials)
     # each worker returned the best of the study as it saw it when it stopped; the last one the best
     assert all(r["method"] == "search" and r["study"] == name and r["storage"] == url for r in results)
     assert min(r["best_ms"] for r in results) == best.value
@@ -249,6 +307,9 @@ def test_stored_best_from_postgres(two_worker_study):
     cfg, ms, found = hit
     assert (cfg.config_id, ms, found) == (best.user_attrs["config_id"], best.value, name)
     assert stored_best(g.fingerprint, FAKE_DEVICE["name"], url, study_name=name)[0] == cfg
+    # the plain URL takes SQLAlchemy's default driver; both drivers of the [postgres] extra work
+    for driver in ("psycopg", "psycopg2"):
+        assert stored_best(g, FAKE_DEVICE["name"], url.replace("postgresql://", f"postgresql+{driver}://")) == hit
     assert stored_best(g, FAKE_DEVICE["name"], url, study_name="another-study") is None
     assert stored_best(g, "ANOTHER GPU", url) is None
     other = from_edges([0, 1, 2], [1, 2, 0], 3, directed=False, xp=np)
@@ -263,6 +324,24 @@ def test_stored_best_from_postgres(two_worker_study):
     again = tune_detailed(g, 10, storage=url, study_name=name, device=FAKE_DEVICE, model=False, progress=False,
                           runner_factory=forbidden, n_sources=N_SOURCES)
     assert (again.method, again.config, again.best_ms) == ("stored", cfg, ms)
+
+
+def test_worker_timing_other_sources_is_refused(two_worker_study):
+    """A worker joining the study with another seed or number of sources would time its trials on other
+    sources than the rest of the study: refused before it measures anything."""
+    from autotune.search import SearchError, tune_detailed
+
+    url, name, n_trials = two_worker_study["url"], two_worker_study["study"], two_worker_study["n_trials"]
+
+    def forbidden(graph, cfg):
+        raise AssertionError("must not measure")
+
+    n_before = len(optuna.load_study(study_name=name, storage=url).trials)
+    for kw in (dict(seed=1, n_sources=N_SOURCES), dict(seed=0, n_sources=16)):
+        with pytest.raises(SearchError, match="same n_sources and seed"):
+            tune_detailed(small_graph(400, 6), n_trials + 10, storage=url, study_name=name, device=FAKE_DEVICE,
+                          model=False, progress=False, runner_factory=forbidden, **kw)
+    assert len(optuna.load_study(study_name=name, storage=url).trials) == n_before
 
 
 @pytest.mark.parametrize("how", ["SIGKILL", "SIGINT"])
@@ -290,6 +369,8 @@ def test_interrupted_worker_study_resumes(postgres_url, tmp_path, how):
         assert stored_best(small_graph(400, 6), FAKE_DEVICE["name"], postgres_url) is None  # not finished
         n_log = len(read_log(first["log"]).records)
         assert n_log == 5
+        if how == "SIGKILL":  # the killed trial's heartbeat stopped: make it older than the grace period
+            _age_heartbeats(postgres_url, minutes=10)
 
         second = w.spec("second", n_trials)
         res = w.wait(w.start(second))
@@ -301,6 +382,11 @@ def test_interrupted_worker_study_resumes(postgres_url, tmp_path, how):
     assert [key(t) for t in after[:len(before) - 1]] == [key(t) for t in before[:-1]]
     assert trial_numbers(second) == [t.number for t in after[len(before):]]
     assert len(_counted(after)) == n_trials == res["n_trials"]
+    assert after[cut.number].state == TrialState.FAIL and after[cut.number] not in _counted(after)
+    if how == "SIGKILL":  # Optuna's heartbeat failed the stale trial and the new worker retried its config
+        retried = [t for t in after if t.system_attrs.get("failed_trial") == cut.number]
+        assert [t.number for t in retried] == [len(before)]
+        assert retried[0].user_attrs["config_id"] == cut.user_attrs["config_id"] and retried[0] in _counted(after)
     assert res["method"] == "search" and "stopped early" not in res["message"]
     complete = [t for t in after if t.state == TrialState.COMPLETE]
     best = min(complete, key=lambda t: t.value)
