@@ -44,7 +44,6 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     const AtSupports sup = at_supports(aux, false);
     const bool bg_on = sup.bg != AT_OFF;
     const AtBlockList bl{s_bg_u, s_bg_beg, s_bg_end, s_bg_cnt};
-    const bool dynamic = aux->work_chunk > 0 && aux->work_ctr != nullptr;
     if (threadIdx.x < 2) s_bg_cnt[threadIdx.x] = 0;
     __syncthreads();
 
@@ -87,26 +86,6 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
         __syncthreads();  // shared arrays and the gathering list are rewritten by the next round
     };
 
-    if (dynamic) {
-        const int chunk = (aux->work_chunk + BLOCK - 1) / BLOCK * BLOCK;
-        int round = 0;
-        while (true) {
-            if (threadIdx.x == 0) s_fetch = atomicAdd(aux->work_ctr, chunk);
-            __syncthreads();
-            const int start = s_fetch;
-            __syncthreads();  // everyone has read s_fetch before thread 0 rewrites it
-            if (start >= fsize) break;
-            const int stop = min(start + chunk, fsize);
-            for (int r = start; r < stop; r += BLOCK) round_fn(r, stop, round++);
-        }
-    } else {
-        int round = 0;
-        for (int r = (int)blockIdx.x * BLOCK; r < fsize; r += (int)gridDim.x * BLOCK) round_fn(r, fsize, round++);
-    }
-
-    if (aux->push_finishes) {
-        at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
-    } else if (blockIdx.x == 0 && threadIdx.x == 0) {
-        level_info[L] = AT_PATH_PUSH;  // heavy_vertices closes the level and reads vw (0) back
-    }
+    at_block_rounds<BLOCK>(fsize, aux, &s_fetch, round_fn);
+    at_push_finish(st, aux, L, fsize, degsum, 0, level_sizes, level_info, level_time);
 }

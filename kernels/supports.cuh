@@ -234,3 +234,39 @@ __device__ __forceinline__ int at_block_search(int key, int woff, const int* s_l
     rem = lkey - lp[j];
     return w * 32 + j;
 }
+
+// The block-uniform rounds of a push kernel over the frontier entries [0, fsize): each call
+// round_fn(start, limit, round) covers BLOCK consecutive entries from `start`. With dynamic
+// workload distribution (aux->work_chunk > 0; Hong et al., PPoPP'11, section 3.3) blocks fetch
+// chunks of work_chunk entries (rounded up to a multiple of BLOCK) with one atomicAdd on *work_ctr
+// (thread 0, broadcast through *s_fetch); otherwise a static split takes rounds blockIdx.x,
+// blockIdx.x + gridDim.x, ...
+template <int BLOCK, typename RoundFn>
+__device__ __forceinline__ void at_block_rounds(int fsize, const BFSAux* aux, int* s_fetch, RoundFn&& round_fn) {
+    int round = 0;
+    if (aux->work_chunk > 0 && aux->work_ctr != nullptr) {
+        const int chunk = (aux->work_chunk + BLOCK - 1) / BLOCK * BLOCK;
+        while (true) {
+            if (threadIdx.x == 0) *s_fetch = atomicAdd(aux->work_ctr, chunk);
+            __syncthreads();
+            const int start = *s_fetch;
+            __syncthreads();  // everyone has read s_fetch before thread 0 rewrites it
+            if (start >= fsize) break;
+            const int stop = min(start + chunk, fsize);
+            for (int r = start; r < stop; r += BLOCK) round_fn(r, stop, round++);
+        }
+    } else {
+        for (int r = (int)blockIdx.x * BLOCK; r < fsize; r += (int)gridDim.x * BLOCK) round_fn(r, fsize, round++);
+    }
+}
+
+// End of a push kernel: it closes the level itself (push_finishes), or heavy_vertices does and
+// reads the virtual warp size `vw` back from the trace.
+__device__ __forceinline__ void at_push_finish(BFSState* st, const BFSAux* aux, int L, int fsize, int degsum, int vw,
+                                               int* level_sizes, int* level_info, u64* level_time) {
+    if (aux->push_finishes) {
+        at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);
+    } else if (blockIdx.x == 0 && threadIdx.x == 0) {
+        level_info[L] = AT_PATH_PUSH | (vw << 8);
+    }
+}

@@ -68,26 +68,8 @@ __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
             for (int b = start; b < stop; b += 32)
                 vm_warp_step<VW>(x, sup, vw, frontier_in, b, stop, false, bl, 0);
         }
-    } else if (dynamic) {  // per-block fetches (block gathering needs block-uniform rounds)
-        const int chunk = (aux->work_chunk + BLOCK - 1) / BLOCK * BLOCK;
-        int round = 0;
-        while (true) {
-            if (threadIdx.x == 0) s_fetch = atomicAdd(aux->work_ctr, chunk);
-            __syncthreads();
-            const int start = s_fetch;
-            __syncthreads();  // everyone has read s_fetch before thread 0 rewrites it
-            if (start >= fsize) break;
-            const int stop = min(start + chunk, fsize);
-            for (int r = start; r < stop; r += BLOCK) round_fn(r, stop, round++);
-        }
-    } else {  // static split
-        int round = 0;
-        for (int r = (int)blockIdx.x * BLOCK; r < fsize; r += (int)gridDim.x * BLOCK) round_fn(r, fsize, round++);
+    } else {  // block rounds: per-block fetches (block gathering needs block-uniform rounds) or static
+        at_block_rounds<BLOCK>(fsize, aux, &s_fetch, round_fn);
     }
-
-    if (aux->push_finishes) {
-        at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);
-    } else if (blockIdx.x == 0 && threadIdx.x == 0) {
-        level_info[L] = AT_PATH_PUSH | (vw << 8);  // heavy_vertices closes the level and reads vw back
-    }
+    at_push_finish(st, aux, L, fsize, degsum, vw, level_sizes, level_info, level_time);
 }
