@@ -6,7 +6,25 @@ valid config; configs within ``label_tolerance`` (default 2 %, about the run-to-
 GPU measurement) of the fastest are ties, resolved toward the config that is near-fastest on the
 most training graphs (then the fastest), so that equivalent configs do not split one class into
 many. **Features** are the logged profile (:data:`autotune.features.FEATURE_NAMES`, heavy-tailed
-ones as ``log1p``). The estimator is a seeded scikit-learn classifier (default a random forest).
+ones as ``log1p``) plus two ratios derived from it (:data:`DERIVED_FEATURES`): the mean number of
+edges and of vertices per BFS level, ``log((n_edges + 1) / (eccentricity_mean + 1))`` and the same
+with ``n_vertices``. They measure the work and the frontier of a typical level, which decide
+whether a level fits the single-block kernel (``frontier_limit`` 2048) or needs the grid-wide paths;
+a tree would need many axis-aligned splits of the separate logarithms to approximate a ratio from a
+few dozen graphs, and without them the persistent-vs-single-block choice caused the worst regrets
+(up to 2.8x on long chains of small cliques, 2x on road networks).
+
+The estimator is a seeded random forest classifier (Breiman 2001) grown on those labels, and the
+**decision is cost-sensitive**: the forest defines adaptive nearest-neighbour weights
+``w_i(x) = mean over trees of [graph i is in x's leaf] / (graphs in that leaf)`` (Lin & Jeon 2006,
+*JASA* 101:578; Meinshausen 2006, *JMLR* 7:983), and the predicted config is the label config with
+the smallest weighted mean **log regret** ``log(time(config) / time(best))`` over the training
+graphs, i.e. the Bayes decision for the estimated conditional expected cost (Elkan 2001, IJCAI)
+with the same cost as the evaluation's geometric mean. A majority vote counts a config that is 2 %
+slower on a neighbour like one that is 3x slower; the cost-weighted decision does not, which is
+what matters where classes are near-ties on some graphs and far apart on others. Fitted without
+timings, or with an estimator that has no ``apply`` (no leaves), the model falls back to the
+estimator's own vote (``decision_ == "vote"``).
 
 Evaluation is leave-one-graph-out **regret**: for each graph, a model trained on the other graphs
 predicts its config and ``regret = time(predicted) / time(best)`` is read from that graph's logged
@@ -18,8 +36,9 @@ not measured on the held-out graph counts as that graph's slowest measured confi
 one that is invalid there counts as infinite regret.
 
 Models are saved with joblib plus a JSON metadata file next to them (same stem, ``.json``): feature
-names, labels with their full configs, library versions, device, SHA-256 of the logs, and the CV
-regret table. :func:`load_model` warns when the scikit-learn version or the GPU model differ.
+names, labels with their full configs, the decision rule, library versions, device, SHA-256 of the
+logs, and the CV regret table. :func:`load_model` warns when the scikit-learn version or the GPU
+model differ.
 """
 from __future__ import annotations
 
@@ -46,7 +65,7 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "SelectionModel", "retrain", "load_model", "save_model", "default_model_path", "DEFAULT_MODEL_RELPATH",
     "TrainingSet", "build_training_set", "evaluate", "regret_rows", "METADATA_FORMAT", "estimator_from_metadata",
-    "metadata_path",
+    "metadata_path", "DERIVED_FEATURES", "DECISIONS",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -56,6 +75,21 @@ DEFAULT_MODEL_RELPATH = "models/bfs_h100.joblib"
 METADATA_FORMAT = 1
 
 _REPO = Path(__file__).resolve().parent.parent
+
+#: Model inputs derived from the profile: ``name -> (numerator, denominator)``, both log-scaled
+#: profile features, so the column is ``log1p(numerator) - log1p(denominator)`` (a log ratio). Mean
+#: edges per BFS level (the work of a typical level) and mean vertices per level (its frontier).
+DERIVED_FEATURES: dict[str, tuple[str, str]] = {
+    "edges_per_level": ("n_edges", "eccentricity_mean"),
+    "vertices_per_level": ("n_vertices", "eccentricity_mean"),
+}
+
+#: Decision rules of :class:`SelectionModel`.
+DECISIONS = ("regret", "vote")
+
+#: Log regret charged for a config that was invalid on a training graph: far beyond any measured
+#: regret, so such a config is chosen only when every candidate failed on the neighbouring graphs.
+_INVALID_LOG_REGRET = math.log(1e3)
 
 #: Regret methods in table order.
 _METHODS = ("model", "best_fixed", "table2", "random")
@@ -70,25 +104,46 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     scikit-learn estimator contract: constructor arguments are stored unchanged; :meth:`fit` sets
     the fitted attributes (ending in ``_``); :meth:`predict` maps feature rows to labels.
 
+    The estimator sees the feature columns plus the :data:`DERIVED_FEATURES` whose inputs are among
+    them. With ``decision="regret"`` and the training graphs' timings (``times=`` in :meth:`fit`),
+    :meth:`predict` returns the class with the smallest expected log regret under the forest's
+    adaptive nearest-neighbour weights (see the module docstring for the rationale and references);
+    otherwise it returns the estimator's own prediction (a vote).
+
     Parameters
     ----------
     estimator : sklearn classifier, optional
         Unfitted classifier to clone and fit; default
         ``RandomForestClassifier(n_estimators=200, min_samples_leaf=1, random_state=random_state)``.
+        The regret decision needs its leaves (``apply``: a tree or a forest of trees).
     feature_names : sequence of str, default FEATURE_NAMES
         Names of the columns of ``X`` (see :meth:`GraphFeatures.vector`).
     random_state : int, default 0
         Seed of the default estimator.
+    decision : {"regret", "vote"}, default "regret"
+        ``"regret"``: cost-sensitive decision (needs ``times`` in :meth:`fit`); ``"vote"``: the
+        estimator's ``predict``.
 
     Attributes
     ----------
     estimator_ : sklearn classifier
         The fitted estimator.
     classes_ : ndarray of str, shape (n_classes,)
-        Labels seen in training (config ids).
+        Labels seen in training (config ids); :meth:`predict` returns one of them.
     n_features_in_ : int
         Number of features.
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
+    design_names_ : ndarray of str, shape (n_design,)
+        Columns the estimator sees: ``feature_names_in_`` then the derived features.
+    decision_ : str
+        The decision rule in use: ``"regret"``, or ``"vote"`` (asked for, or no timings given, or an
+        estimator without leaves).
+    train_leaves_ : ndarray of int, shape (n_train, n_leaf_columns)
+        Leaf of every training graph in every tree (``decision_ == "regret"`` only).
+    train_log_regret_ : ndarray of float, shape (n_train, n_classes)
+        ``log(time(class) / time(best))`` of every class on every training graph; a class not
+        measured on a graph counts as its slowest measured config, an invalid one as regret 1000
+        (``decision_ == "regret"`` only).
     label_configs_ : dict of str to dict
         ``config_id -> TraversalConfig.to_dict()`` for every class (set by :func:`retrain`, or by
         the ``label_configs`` argument of :meth:`fit`).
@@ -96,10 +151,12 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         The JSON metadata (set by :func:`retrain` and :func:`load_model`).
     """
 
-    def __init__(self, estimator=None, feature_names: Sequence[str] = FEATURE_NAMES, random_state: int = 0):
+    def __init__(self, estimator=None, feature_names: Sequence[str] = FEATURE_NAMES, random_state: int = 0,
+                 decision: str = "regret"):
         self.estimator = estimator
         self.feature_names = feature_names
         self.random_state = random_state
+        self.decision = decision
 
     def _make_estimator(self):
         from sklearn.base import clone
@@ -109,8 +166,10 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             return RandomForestClassifier(n_estimators=200, min_samples_leaf=1, random_state=self.random_state)
         return clone(self.estimator)
 
-    def fit(self, X, y, label_configs: Mapping[str, Mapping] | None = None) -> "SelectionModel":
-        """Fit on feature rows *X* and labels *y*.
+    def fit(self, X, y, label_configs: Mapping[str, Mapping] | None = None,
+            times: Sequence[Mapping[str, float]] | None = None,
+            invalid: Sequence[set] | None = None) -> "SelectionModel":
+        """Fit on feature rows *X* and labels *y* (and the graphs' timings, for the regret decision).
 
         Parameters
         ----------
@@ -120,6 +179,11 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             Label (``config_id``) of each graph.
         label_configs : mapping, optional
             ``config_id -> config dict`` for the labels (needed by :meth:`predict_config`).
+        times : sequence of mapping, optional
+            Per graph, ``config_id -> time`` (ms) of its valid measurements
+            (:attr:`TrainingSet.times`). Needed by ``decision="regret"``; without it the model votes.
+        invalid : sequence of set, optional
+            Per graph, config ids that were invalid on it (:attr:`TrainingSet.invalid`).
 
         Returns
         -------
@@ -129,7 +193,8 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            On shape mismatch, fewer than one sample, or non-finite features.
+            On shape mismatch, fewer than one sample, non-finite features, an unknown ``decision``,
+            or timings that do not cover every graph.
         """
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y).astype(str)
@@ -139,10 +204,26 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} columns but {len(self.feature_names)} feature names")
         if not np.isfinite(X).all():
             raise ValueError("X holds non-finite values")
-        self.estimator_ = self._make_estimator().fit(X, y)
-        self.classes_ = np.asarray(self.estimator_.classes_)
+        if self.decision not in DECISIONS:
+            raise ValueError(f"decision must be one of {', '.join(DECISIONS)}; got {self.decision!r}")
+        if times is not None and len(times) != X.shape[0]:
+            raise ValueError(f"times has {len(times)} entries for {X.shape[0]} graphs")
         self.n_features_in_ = X.shape[1]
         self.feature_names_in_ = np.asarray(self.feature_names, dtype=object)
+        self.design_names_ = np.asarray(list(self.feature_names) + [d for d, (a, b) in DERIVED_FEATURES.items()
+                                                                    if a in self.feature_names
+                                                                    and b in self.feature_names], dtype=object)
+        Xd = self._design(X)
+        self.estimator_ = self._make_estimator().fit(Xd, y)
+        self.classes_ = np.asarray(self.estimator_.classes_)
+        self.decision_ = "vote"
+        for attr in ("train_leaves_", "train_log_regret_"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        if self.decision == "regret" and times is not None and hasattr(self.estimator_, "apply"):
+            self.train_leaves_ = self._leaves(Xd)
+            self.train_log_regret_ = _log_regret_matrix(times, invalid, self.classes_)
+            self.decision_ = "regret"
         if label_configs is not None:
             self.label_configs_ = {str(k): dict(v) for k, v in label_configs.items()}
         elif not hasattr(self, "label_configs_"):
@@ -155,6 +236,39 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
 
             raise NotFittedError("this SelectionModel is not fitted yet; call fit() or use retrain()")
 
+    def _design(self, X: np.ndarray) -> np.ndarray:
+        """The estimator's input: *X* plus the derived columns of ``design_names_``."""
+        names = list(self.feature_names_in_)
+        extra = [X[:, names.index(DERIVED_FEATURES[d][0])] - X[:, names.index(DERIVED_FEATURES[d][1])]
+                 for d in getattr(self, "design_names_", names)[len(names):]]
+        return np.column_stack([X, *extra]) if extra else X
+
+    def _leaves(self, Xd: np.ndarray) -> np.ndarray:
+        """Leaf index of every row in every tree, shape (n_rows, n_leaf_columns)."""
+        leaves = np.asarray(self.estimator_.apply(Xd))
+        return leaves.reshape(leaves.shape[0], -1)
+
+    def _checked(self, X) -> np.ndarray:
+        self._check_fitted()
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, the model expects {self.n_features_in_}")
+        return self._design(X)
+
+    def _expected_log_regret(self, Xd: np.ndarray) -> np.ndarray:
+        """Forest-weighted mean of the training graphs' log regrets, shape (n_rows, n_classes)."""
+        train = self.train_leaves_
+        out = np.empty((Xd.shape[0], self.classes_.size))
+        for r, leaves in enumerate(self._leaves(Xd)):
+            same = train == leaves[None, :]             # (n_train, n_trees): shares that tree's leaf
+            size = same.sum(axis=0)
+            keep = size > 0                             # a leaf always holds an in-bag graph; be safe
+            w = (same[:, keep] / size[keep]).sum(axis=1)
+            out[r] = w @ self.train_log_regret_ / max(w.sum(), 1e-300)
+        return out
+
     def predict(self, X) -> np.ndarray:
         """Labels (``config_id``) for feature rows.
 
@@ -165,19 +279,39 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of str, shape (n_graphs,)
+            With ``decision_ == "regret"``, the class of smallest :meth:`predict_regret` (ties: the
+            first in :attr:`classes_`); else the estimator's prediction.
         """
-        self._check_fitted()
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim == 1:
-            X = X[None, :]
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model expects {self.n_features_in_}")
-        return np.asarray(self.estimator_.predict(X)).astype(str)
+        Xd = self._checked(X)
+        if getattr(self, "decision_", "vote") == "regret":
+            return self.classes_[np.argmin(self._expected_log_regret(Xd), axis=1)].astype(str)
+        return np.asarray(self.estimator_.predict(Xd)).astype(str)
+
+    def predict_regret(self, X) -> np.ndarray:
+        """Estimated regret of every class: ``exp`` of the forest-weighted mean log regret.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_graphs, n_features_in_)
+
+        Returns
+        -------
+        ndarray, shape (n_graphs, n_classes)
+            Columns in :attr:`classes_` order; 1.0 = the class was the fastest on every neighbour.
+
+        Raises
+        ------
+        ValueError
+            When the model votes (``decision_ == "vote"``: no timings were given to :meth:`fit`).
+        """
+        Xd = self._checked(X)
+        if getattr(self, "decision_", "vote") != "regret":
+            raise ValueError("this model votes (fitted without timings or leaves); it has no regret estimate")
+        return np.exp(self._expected_log_regret(Xd))
 
     def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities, shape (n_graphs, n_classes), columns in :attr:`classes_` order."""
-        self._check_fitted()
-        return self.estimator_.predict_proba(np.atleast_2d(np.asarray(X, dtype=np.float64)))
+        """The estimator's class probabilities, shape (n_graphs, n_classes), columns in :attr:`classes_` order."""
+        return self.estimator_.predict_proba(self._checked(X))
 
     def features_row(self, features) -> np.ndarray:
         """The model input of one graph: ``features.vector(feature_names_in_)``, shape (1, n_features_in_)."""
@@ -213,6 +347,27 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
                           f"{cfg.config_id} now (the config table changed); retrain the model", UserWarning,
                           stacklevel=2)
         return cfg
+
+
+def _log_regret_matrix(times: Sequence[Mapping[str, float]], invalid: Sequence[set] | None,
+                       classes: Sequence[str]) -> np.ndarray:
+    """``log(time(c) / time(best))`` per graph and class; unmeasured: the graph's slowest measured
+    time (as :meth:`TrainingSet.regret`); invalid: :data:`_INVALID_LOG_REGRET`."""
+    out = np.empty((len(times), len(classes)))
+    for i, t in enumerate(times):
+        if not t:
+            raise ValueError(f"graph {i} has no valid time")
+        best, worst = min(t.values()), max(t.values())
+        bad = invalid[i] if invalid is not None else ()
+        for k, c in enumerate(classes):
+            c = str(c)
+            if c in t:
+                out[i, k] = math.log(t[c] / best)
+            elif c in bad:
+                out[i, k] = _INVALID_LOG_REGRET
+            else:
+                out[i, k] = math.log(worst / best)
+    return out
 
 
 def _feature_vector(features, names: Sequence[str]) -> np.ndarray:
@@ -417,7 +572,8 @@ def _table2_id(ts: TrainingSet, i: int, device: Mapping | None) -> str:
     return table2_rule(feats, device).config_id
 
 
-def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, random_state: int = 0) -> dict:
+def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, random_state: int = 0,
+             decision: str = "regret") -> dict:
     """Leave-one-graph-out regret of the selection model and the three baselines.
 
     Parameters
@@ -428,6 +584,9 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
     label_tolerance : float, default 0.02
         Tie tolerance of the labels (fraction of the best time).
     random_state : int, default 0
+    decision : {"regret", "vote"}, default "regret"
+        Decision rule of the model (see :class:`SelectionModel`); the model of each fold gets the
+        timings of its training graphs only.
 
     Returns
     -------
@@ -449,7 +608,8 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
         train = [j for j in range(n) if j != i]
         if train:
             y = _labels(ts, train, label_tolerance)
-            m = SelectionModel(estimator, ts.feature_names, random_state).fit(ts.X[train], y)
+            m = SelectionModel(estimator, ts.feature_names, random_state, decision).fit(
+                ts.X[train], y, times=[ts.times[j] for j in train], invalid=[ts.invalid[j] for j in train])
             pred = str(m.predict(ts.X[i:i + 1])[0])
             fixed = _best_fixed(ts, train)
             for name, cid in (("model", pred), ("best_fixed", fixed)):
@@ -473,7 +633,7 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
             regret[name] = None
             continue
         regret[name] = _summary(cols[name], within_random if name == "random" else None)
-    return {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "regret": regret,
+    return {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "decision": decision, "regret": regret,
             "per_graph": per_graph}
 
 
@@ -512,7 +672,7 @@ def _rel(p: Path) -> str:
 
 
 def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_tolerance: float = 0.02,
-            random_state: int = 0) -> SelectionModel:
+            random_state: int = 0, decision: str = "regret") -> SelectionModel:
     """Train the selection model from benchmark logs, evaluate it, and save it.
 
     Parameters
@@ -529,6 +689,8 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     label_tolerance : float, default 0.02
         Configs within this fraction of a graph's best time are label ties (see module docstring).
     random_state : int, default 0
+    decision : {"regret", "vote"}, default "regret"
+        Decision rule (see :class:`SelectionModel`): the cost-sensitive one, or the estimator's vote.
 
     Returns
     -------
@@ -559,10 +721,11 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     files = _log_files(logs)
     read = read_log(files)
     ts = build_training_set(read.records, device=device)
-    cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state)
+    cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state, decision=decision)
     y = _labels(ts, range(ts.n_graphs), label_tolerance)
-    model = SelectionModel(estimator, ts.feature_names, random_state)
-    model.fit(ts.X, y, label_configs={c: ts.configs[c] for c in sorted(set(y))})
+    model = SelectionModel(estimator, ts.feature_names, random_state, decision)
+    model.fit(ts.X, y, label_configs={c: ts.configs[c] for c in sorted(set(y))}, times=ts.times,
+              invalid=ts.invalid)
     synthetic = any(r.origin.get("command") == "synthetic" for r in read.records)
     if synthetic:
         warnings.warn("these logs are SYNTHETIC (origin command 'synthetic'): the model is for tests and demos, "
@@ -581,6 +744,7 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         "estimator_class": f"{type(model.estimator_).__module__}.{type(model.estimator_).__qualname__}",
         "estimator_params": _json_params(model.estimator_),
         "feature_names": list(ts.feature_names),
+        "design_features": list(model.design_names_), "decision": model.decision_,
         "labels": sorted(counts), "label_counts": counts,
         "label_configs": {c: ts.configs[c] for c in sorted(counts)},
         "label_tolerance": label_tolerance,

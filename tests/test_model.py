@@ -17,8 +17,8 @@ from autotune.config import TraversalConfig
 from autotune.features import FEATURE_NAMES
 from autotune.logs import LogRecord, LogWriter
 from autotune.model import (
-    SelectionModel, TrainingSet, _labels, build_training_set, default_model_path, estimator_from_metadata, evaluate,
-    load_model, metadata_path, regret_rows, retrain,
+    DERIVED_FEATURES, SelectionModel, TrainingSet, _labels, build_training_set, default_model_path,
+    estimator_from_metadata, evaluate, load_model, metadata_path, regret_rows, retrain,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,6 +67,79 @@ def test_sklearn_contract():
         SelectionModel().fit(np.full((2, len(FEATURE_NAMES)), np.nan), ["a", "b"])
     with pytest.raises(ValueError, match="label"):
         m.predict_config({k: 1.0 for k in FEATURE_NAMES})  # no label_configs given
+
+
+def test_derived_features_are_log_ratios():
+    rng = np.random.default_rng(0)
+    X = rng.random((8, len(FEATURE_NAMES))) * 10
+    m = SelectionModel(decision="vote").fit(X, ["c-a", "c-b"] * 4)
+    assert list(m.design_names_) == list(FEATURE_NAMES) + list(DERIVED_FEATURES)
+    names = list(FEATURE_NAMES)
+    d = m._design(X)
+    assert d.shape == (8, len(FEATURE_NAMES) + 2)
+    np.testing.assert_allclose(d[:, -2], X[:, names.index("n_edges")] - X[:, names.index("eccentricity_mean")])
+    np.testing.assert_allclose(d[:, -1], X[:, names.index("n_vertices")] - X[:, names.index("eccentricity_mean")])
+    # log1p scaling of the profile: the column is log((m + 1) / (ecc + 1))
+    f = synthetic_records(1, seed=3)[0].features
+    row = m._design(m.features_row(f))[0]
+    assert row[-2] == pytest.approx(math.log((f["n_edges"] + 1) / (f["eccentricity_mean"] + 1)))
+    # without their inputs the derived columns are left out
+    few = ("degree_mean", "degree_gini")
+    m2 = SelectionModel(feature_names=few).fit(X[:, :2], ["c-a", "c-b"] * 4)
+    assert list(m2.design_names_) == list(few) and m2._design(X[:, :2]).shape == (8, 2)
+
+
+def _one_leaf_fit(times, labels, invalid=None, decision="regret"):
+    """All graphs share one feature vector, so a tree is a single leaf holding every graph."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.ones((len(labels), len(FEATURE_NAMES)))
+    return SelectionModel(DecisionTreeClassifier(random_state=0), decision=decision).fit(
+        X, labels, times=times, invalid=invalid), X[:1]
+
+
+def test_regret_decision_weighs_how_much_slower_not_how_often():
+    # two graphs label c-a with c-b 1 % slower; one labels c-b with c-a 3x slower
+    times = [{"c-a": 1.0, "c-b": 1.01}, {"c-a": 2.0, "c-b": 2.02}, {"c-a": 3.0, "c-b": 1.0}]
+    labels = ["c-a", "c-a", "c-b"]
+    vote, x = _one_leaf_fit(times, labels, decision="vote")
+    assert vote.decision_ == "vote" and vote.predict(x)[0] == "c-a"  # the majority
+    m, x = _one_leaf_fit(times, labels)
+    assert m.decision_ == "regret" and list(m.classes_) == ["c-a", "c-b"]
+    assert m.predict(x)[0] == "c-b"  # 1 % lost twice beats 3x lost once
+    np.testing.assert_allclose(m.predict_regret(x)[0], [3 ** (1 / 3), 1.01 ** (2 / 3)])
+    np.testing.assert_allclose(m.train_log_regret_, np.log([[1, 1.01], [1, 1.01], [3, 1]]))
+    with pytest.raises(ValueError, match="votes"):
+        vote.predict_regret(x)
+
+
+def test_regret_decision_unmeasured_and_invalid_configs():
+    # c-b unmeasured on graph 0 counts as its slowest (c-z, 4x); invalid on graph 1 counts as 1000x
+    times = [{"c-a": 1.0, "c-z": 4.0}, {"c-a": 1.5, "c-c": 1.0}, {"c-b": 1.0, "c-a": 1.2}]
+    m, x = _one_leaf_fit(times, ["c-a", "c-c", "c-b"], invalid=[set(), {"c-b"}, set()])
+    np.testing.assert_allclose(np.exp(m.train_log_regret_),
+                               [[1, 4, 4], [1.5, 1000, 1], [1.2, 1, 1.2]])
+    assert m.predict(x)[0] == "c-a"
+
+
+def test_vote_fallbacks_and_checks():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.default_rng(1)
+    X = rng.random((6, len(FEATURE_NAMES)))
+    y = ["c-a", "c-b"] * 3
+    times = [{"c-a": 1.0, "c-b": 2.0}] * 6
+    assert SelectionModel().fit(X, y).decision_ == "vote"  # no timings
+    knn = SelectionModel(KNeighborsClassifier(1)).fit(X, y, times=times)  # no leaves
+    assert knn.decision_ == "vote" and list(knn.predict(X)) == y
+    m = SelectionModel().fit(X, y, times=times)
+    assert m.decision_ == "regret" and set(m.predict(X)) == {"c-a"}  # c-a is 2x faster everywhere
+    assert SelectionModel().fit(X, y, times=times).fit(X, y).decision_ == "vote"  # refit drops the costs
+    assert not hasattr(SelectionModel().fit(X, y, times=times).fit(X, y), "train_leaves_")
+    with pytest.raises(ValueError, match="decision"):
+        SelectionModel(decision="maybe").fit(X, y)
+    with pytest.raises(ValueError, match="times"):
+        SelectionModel().fit(X, y, times=times[:2])
 
 
 def test_predict_config_from_features(trained):
@@ -143,6 +216,8 @@ def test_retrain_metadata(trained, syn_log):
     import sklearn
 
     assert meta["sklearn_version"] == sklearn.__version__
+    assert meta["decision"] == model.decision_ == "regret" and model.metadata_["cv"]["decision"] == "regret"
+    assert meta["design_features"] == list(FEATURE_NAMES) + list(DERIVED_FEATURES)
     assert meta["logs"][0]["sha256"].startswith("sha256:") and meta["logs_sha256"].startswith("sha256:")
     assert meta["retrain_command"].startswith("autotune retrain ") and "--out" in meta["retrain_command"]
     reg = meta["cv"]["regret"]
@@ -268,7 +343,7 @@ def test_shipped_model_cv_regret_reproduces_from_committed_logs():
         assert _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained: retrain it"
     est = estimator_from_metadata(meta)
     m = retrain(logs, estimator=est, label_tolerance=meta["label_tolerance"], random_state=meta["random_state"],
-                device=meta["device"]["name"])
+                device=meta["device"]["name"], decision=meta.get("decision", "vote"))
     assert not meta["synthetic"]
     got, want = m.metadata_["cv"]["regret"], meta["cv"]["regret"]
     assert set(got) == set(want)
@@ -276,3 +351,26 @@ def test_shipped_model_cv_regret_reproduces_from_committed_logs():
         for k in ("geomean", "worst", "within_5pct", "n_graphs", "n_invalid"):
             a, b = got[method][k], want[method][k]
             assert (a is None and b is None) or a == pytest.approx(b, rel=1e-9), (method, k, a, b)
+
+
+@pytest.mark.skipif(not SHIPPED_META.is_file(), reason="no shipped model yet")
+def test_shipped_model_is_cost_sensitive_beats_fixed_config_and_predicts_fast():
+    """The shipped model uses the regret decision, beats the best fixed config, and predicts in well under 50 ms."""
+    import time
+    import warnings
+
+    meta = json.loads(SHIPPED_META.read_text())
+    reg = meta["cv"]["regret"]
+    assert meta["decision"] == "regret"
+    assert reg["model"]["geomean"] < reg["best_fixed"]["geomean"] and reg["model"]["n_invalid"] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = load_model(REPO / "models" / "bfs_h100.joblib", device_name=meta["device"]["name"])
+    rec = synthetic_records(1, seed=5)[0]
+    model.predict_config(rec.features)
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        cfg = model.predict_config(rec.features)
+        times.append(time.perf_counter() - t0)
+    assert cfg.config_id in model.classes_ and sorted(times)[2] < 0.05
