@@ -167,8 +167,7 @@ def device_bytes_needed(graph: CSRGraph, config: TraversalConfig) -> int:
 
     Counts the CSR upload when the graph is still on the host, plus distances, predecessors,
     out-degrees, two frontier buffers (three int32 arrays each for ``binary_search`` and the
-    persistent kernel) and the
-    per-level trace arrays.
+    persistent kernel) and the per-level trace arrays.
     """
     n, m = graph.n_vertices, graph.n_edges
     need = 0

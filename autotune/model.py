@@ -351,22 +351,16 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
 
 def _log_regret_matrix(times: Sequence[Mapping[str, float]], invalid: Sequence[set] | None,
                        classes: Sequence[str]) -> np.ndarray:
-    """``log(time(c) / time(best))`` per graph and class; unmeasured: the graph's slowest measured
-    time (as :meth:`TrainingSet.regret`); invalid: :data:`_INVALID_LOG_REGRET`."""
+    """``log(time(c) / time(best))`` per graph and class (:func:`_graph_regret`: unmeasured counts as
+    the graph's slowest measured time); invalid: :data:`_INVALID_LOG_REGRET`."""
     out = np.empty((len(times), len(classes)))
     for i, t in enumerate(times):
         if not t:
             raise ValueError(f"graph {i} has no valid time")
-        best, worst = min(t.values()), max(t.values())
         bad = invalid[i] if invalid is not None else ()
         for k, c in enumerate(classes):
-            c = str(c)
-            if c in t:
-                out[i, k] = math.log(t[c] / best)
-            elif c in bad:
-                out[i, k] = _INVALID_LOG_REGRET
-            else:
-                out[i, k] = math.log(worst / best)
+            r, how = _graph_regret(t, bad, str(c))
+            out[i, k] = _INVALID_LOG_REGRET if how == "invalid" else math.log(r)
     return out
 
 
@@ -432,13 +426,17 @@ class TrainingSet:
             The regret and ``"measured"``, ``"unmeasured"`` (the graph's slowest measured time is
             used) or ``"invalid"`` (``inf``).
         """
-        best = self.best(i)[1]
-        t = self.times[i]
-        if config_id in t:
-            return t[config_id] / best, "measured"
-        if config_id in self.invalid[i]:
-            return math.inf, "invalid"
-        return max(t.values()) / best, "unmeasured"
+        return _graph_regret(self.times[i], self.invalid[i], config_id)
+
+
+def _graph_regret(t: Mapping[str, float], invalid, config_id: str) -> tuple[float, str]:
+    """:meth:`TrainingSet.regret` of one graph from its valid times *t* (ms) and *invalid* ids."""
+    best = min(t.values())
+    if config_id in t:
+        return t[config_id] / best, "measured"
+    if config_id in invalid:
+        return math.inf, "invalid"
+    return max(t.values()) / best, "unmeasured"
 
 
 def _log_files(logs) -> list[Path]:
