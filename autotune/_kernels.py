@@ -1,6 +1,7 @@
 """Kernel sources, their template instantiations, and compilation.
 
-One CUDA C++ file per load-balancing technique lives in ``kernels/`` (top level of a source checkout;
+One CUDA C++ file per load-balancing technique (an advance template over an operator type, listed in
+the registry :data:`autotune.techniques.TECHNIQUES`) lives in ``kernels/`` (top level of a source checkout;
 ``autotune/kernels/`` inside an installed wheel). Modules are compiled by CuPy's NVRTC path
 (:class:`cupy.RawModule` with ``name_expressions``) and memoized per device. The same table drives
 :func:`compile_with_nvrtc`, which CI uses to compile every kernel for sm_80 and sm_90 without a GPU.
@@ -11,55 +12,62 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-BLOCK_SIZES = (128, 256, 512, 1024)
-VIRTUAL_WARP_SIZES = (1, 2, 4, 8, 16, 32)
+from .techniques import BLOCK_SIZES, OPERATORS, TECHNIQUES, VIRTUAL_WARP_SIZES
+
 COMMON_OPTIONS = ("-std=c++17",)
+ALGORITHMS = tuple(OPERATORS)
 
 
 @dataclass(frozen=True)
 class KernelSource:
-    """A kernel file and every kernel instantiation the engine may launch from it.
+    """A kernel file and every kernel instantiation the engine may launch from it, per operator.
 
+    ``names[algorithm]`` lists the name expressions instantiated for that traversal's operator; a
+    module is compiled per (file, algorithm, device), so a BFS run never compiles SSSP kernels.
     ``cooperative``: the module is built with ``enable_cooperative_groups`` so CuPy launches its
     kernels with ``cuLaunchCooperativeKernel`` (every block co-resident, as a grid barrier needs).
     """
 
     technique: str
     filename: str
-    name_expressions: tuple[str, ...]
+    names: dict
     cooperative: bool = False
 
-
-def _per_block(template: str, *, init: bool = False) -> tuple[str, ...]:
-    return (("bfs_init",) if init else ()) + tuple(template.format(b=b) for b in BLOCK_SIZES)
-
-
-def _vm_names() -> tuple[str, ...]:
-    names = ["bfs_init"]
-    for b in BLOCK_SIZES:
-        names += [f"vertex_mapped_push<{b}, {vw}>" for vw in (0,) + VIRTUAL_WARP_SIZES]  # 0 = dynamic
-    return tuple(names)
+    @property
+    def name_expressions(self) -> tuple[str, ...]:
+        """Every instantiation of the file, all operators."""
+        return tuple(n for alg in self.names for n in self.names[alg])
 
 
-#: Kernel files: one per load-balancing technique (push levels), plus the single-block multi-level
-#: kernel for small frontiers and the pull (bottom-up) kernel of direction-optimizing BFS.
+def _per_op(fmt: str, **ranges) -> dict:
+    """``{algorithm: names}`` from a format with ``{op}`` and the given ranges (cartesian product)."""
+    import itertools
+
+    keys = list(ranges)
+    out = {}
+    for alg, op in OPERATORS.items():
+        out[alg] = tuple(fmt.format(op=op, **dict(zip(keys, vals))) for vals in itertools.product(*ranges.values()))
+    return out
+
+
+_WP = ("false", "true")
+
+#: Kernel files: one per load-balancing technique (from the registry, :mod:`autotune.techniques`),
+#: the heavy-vertex kernel of the support strategies, the two small-frontier drivers, the pull
+#: (bottom-up) kernel of direction-optimizing BFS (BFS's operator only) and the bucket moves of the
+#: bucketed SSSP methods (SSSP only). Every file but the last two is instantiated over every operator.
 KERNEL_SOURCES: dict[str, KernelSource] = {
-    "vertex_mapped": KernelSource("vertex_mapped", "vertex_mapped.cu", _vm_names()),
-    "scan_mapped": KernelSource("scan_mapped", "scan_mapped.cu", _per_block("scan_mapped_push<{b}>", init=True)),
-    "binary_search": KernelSource("binary_search", "binary_search.cu",
-                                  _per_block("binary_search_push<{b}>", init=True)),
-    "degree_classified": KernelSource("degree_classified", "degree_classified.cu",
-                                      _per_block("degree_classified_push<{b}>", init=True)),
-    "edge_mapped": KernelSource("edge_mapped", "edge_mapped.cu", _per_block("edge_mapped_push<{b}>", init=True)),
+    **{name: KernelSource(name, t.filename, {alg: t.name_expressions(alg) for alg in ALGORITHMS})
+       for name, t in TECHNIQUES.items()},
     # deferred outliers and supplementary-queue bins of vertex_mapped / scan_mapped
-    "heavy": KernelSource("heavy", "heavy.cu", _per_block("heavy_vertices<{b}>")),
-    "single_block": KernelSource(
-        "single_block", "single_block.cu", ("single_block_levels<false>", "single_block_levels<true>")),
-    "persistent": KernelSource(
-        "persistent", "persistent.cu",
-        tuple(f"persistent_levels<{b}, {p}>" for b in BLOCK_SIZES for p in ("false", "true")), cooperative=True),
-    "pull": KernelSource(
-        "pull", "pull.cu", tuple(f"pull_level<{b}, {p}>" for b in BLOCK_SIZES for p in ("false", "true"))),
+    "heavy": KernelSource("heavy", "heavy.cu", _per_op("heavy_vertices<{b}, {op}>", b=BLOCK_SIZES)),
+    "single_block": KernelSource("single_block", "single_block.cu", _per_op("single_block_levels<{p}, {op}>", p=_WP)),
+    "persistent": KernelSource("persistent", "persistent.cu",
+                               _per_op("persistent_levels<{b}, {p}, {op}>", b=BLOCK_SIZES, p=_WP), cooperative=True),
+    "pull": KernelSource("pull", "pull.cu",
+                         {"bfs": tuple(f"pull_level<{b}, {p}, BFSOp>" for b in BLOCK_SIZES for p in _WP)}),
+    "sssp": KernelSource("sssp", "sssp.cu", {"sssp": ("sssp_bucket_check", "sssp_r_move<false>", "sssp_r_move<true>", "sssp_far_min",
+                                                      "sssp_far_split<false>", "sssp_far_split<true>")}),
 }
 
 
@@ -74,7 +82,7 @@ def kernel_dir() -> Path:
     """
     here = Path(__file__).resolve().parent
     for cand in (here / "kernels", here.parent / "kernels"):
-        if (cand / "bfs_common.cuh").is_file():
+        if (cand / "traversal.cuh").is_file():
             return cand
     try:  # editable installs map the package ``autotune.kernels`` to the top-level folder
         import importlib.util
@@ -82,7 +90,7 @@ def kernel_dir() -> Path:
         spec = importlib.util.find_spec("autotune.kernels")
         if spec is not None and spec.submodule_search_locations:
             for loc in spec.submodule_search_locations:
-                if (Path(loc) / "bfs_common.cuh").is_file():
+                if (Path(loc) / "traversal.cuh").is_file():
                     return Path(loc)
     except Exception:
         pass
@@ -99,30 +107,41 @@ def _options() -> tuple[str, ...]:
     return COMMON_OPTIONS + (f"-I{kernel_dir()}",)
 
 
+def _expressions(technique: str, algorithm: str | None) -> tuple[str, ...]:
+    ks = KERNEL_SOURCES[technique]
+    if algorithm is None:
+        return ks.name_expressions
+    if algorithm not in ks.names:
+        raise ValueError(f"{ks.filename} has no kernels for algorithm {algorithm!r} (it has: {', '.join(ks.names)})")
+    return ks.names[algorithm]
+
+
 @functools.lru_cache(maxsize=None)
-def _module(technique: str, device_id: int):
+def _module(technique: str, algorithm: str, device_id: int):
     import cupy
 
     with cupy.cuda.Device(device_id):
         ks = KERNEL_SOURCES[technique]
-        mod = cupy.RawModule(code=read_source(technique), options=_options(), name_expressions=ks.name_expressions,
+        mod = cupy.RawModule(code=read_source(technique), options=_options(),
+                             name_expressions=_expressions(technique, algorithm),
                              enable_cooperative_groups=ks.cooperative)
         mod.compile()
         return mod
 
 
-def get_kernel(technique: str, name: str):
-    """Compiled kernel *name* (a name expression from :data:`KERNEL_SOURCES`) on the current device.
+def get_kernel(technique: str, name: str, algorithm: str = "bfs"):
+    """Compiled kernel *name* (a name expression of ``KERNEL_SOURCES[technique].names[algorithm]``) on
+    the current device.
 
-    Modules are compiled once per (technique, device) and memoized; CuPy also keeps its on-disk
-    cache of compiled binaries.
+    Modules are compiled once per (file, algorithm, device) and memoized; CuPy also keeps its
+    on-disk cache of compiled binaries.
     """
     import cupy
 
-    return _module(technique, cupy.cuda.Device().id).get_function(name)
+    return _module(technique, algorithm, cupy.cuda.Device().id).get_function(name)
 
 
-def compile_with_nvrtc(technique: str, arch: str = "sm_90") -> int:
+def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | None = None) -> int:
     """Compile *technique*'s module with NVRTC directly (``cuda-bindings``); no GPU or driver needed.
 
     Parameters
@@ -131,6 +150,8 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90") -> int:
         A key of :data:`KERNEL_SOURCES`.
     arch : str
         Target such as ``"sm_80"`` or ``"sm_90"``.
+    algorithm : {'bfs', 'sssp'} or None
+        Instantiate the kernels of this operator only (None: every operator the file has).
 
     Returns
     -------
@@ -151,10 +172,11 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90") -> int:
         return res[1:] if isinstance(res, tuple) and len(res) > 1 else None
 
     ks = KERNEL_SOURCES[technique]
+    exprs = _expressions(technique, algorithm)
     src = read_source(technique).encode()
     # NVRTC resolves #include "..." through -I, as CuPy does.
     (prog,) = check(nvrtc.nvrtcCreateProgram(src, ks.filename.encode(), 0, [], []), "create")
-    for expr in ks.name_expressions:
+    for expr in exprs:
         check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), f"add name {expr}")
     opts = [o.encode() for o in _options()] + [f"--gpu-architecture={arch}".encode()]
     res = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
@@ -163,7 +185,7 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90") -> int:
         log = b" " * n
         nvrtc.nvrtcGetProgramLog(prog, log)
         raise RuntimeError(f"NVRTC failed to compile {ks.filename} for {arch}:\n{log.decode(errors='replace')}")
-    for expr in ks.name_expressions:
+    for expr in exprs:
         (lowered,) = check(nvrtc.nvrtcGetLoweredName(prog, expr.encode()), f"lowered name {expr}")
         if not lowered:
             raise RuntimeError(f"{ks.filename}: name expression {expr} did not resolve")

@@ -24,17 +24,36 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from .techniques import TECHNIQUES
+
 __all__ = [
     "TraversalConfig", "default_config", "iter_configs", "count_configs",
+    "ALGORITHMS", "SSSP_METHODS", "DELTA_SCALES",
     "LOAD_BALANCE_TECHNIQUES", "VIRTUAL_WARP_SIZES", "MIN_VIRTUAL_WARP_SIZES", "BLOCK_SIZES", "DIRECTIONS",
 ]
 
-#: Load-balancing techniques implemented in this release.
-#: ``vertex_mapped``: a (virtual) warp per frontier vertex, frontier loaded with warp shuffle
-#: (Busato & Bombieri §3.1; Hong et al. PPoPP'11). ``binary_search``: device-wide binary search
-#: over the prefix-sum of the frontier degrees (Busato & Bombieri §3.3).
-LOAD_BALANCE_TECHNIQUES: tuple[str, ...] = (
-    "vertex_mapped", "scan_mapped", "binary_search", "degree_classified", "edge_mapped")
+#: Traversals: ``bfs`` (breadth-first search, hop distances) and ``sssp`` (single-source shortest
+#: paths over positive edge weights). Both run on the same load-balancing techniques: a technique
+#: is an *advance* template, the traversal an *operator* (DESIGN.md, "Kernels: advance x operator").
+ALGORITHMS: tuple[str, ...] = ("bfs", "sssp")
+
+#: SSSP methods (Busato & Bombieri, *Graph Algorithms on GPUs*, §3): ``bellman_ford`` = frontier
+#: Bellman-Ford (H-BF, §3.2: a vertex re-enters the frontier when its distance improves, distance
+#: and predecessor updated by one 64-bit atomic); ``delta_stepping`` = buckets of width delta
+#: processed in increasing order (Meyer & Sanders), light edges (w <= delta) relaxed inside the
+#: bucket and heavy edges once when it is settled; ``near_far`` = the two-bucket form of Davidson
+#: et al. (Near-Far Pile: a near frontier below a threshold, a far pile above it, the threshold
+#: raised by delta when the near frontier empties).
+SSSP_METHODS: tuple[str, ...] = ("bellman_ford", "delta_stepping", "near_far")
+
+#: Bucket width delta as a multiple of the heuristic of *Graph Algorithms on GPUs* §3.1 (after
+#: Davidson et al.): delta_0 = c * w / d with c = 32 (warp width), w the mean edge weight and d the
+#: mean out-degree. 1 = the heuristic itself.
+DELTA_SCALES: tuple = (0.25, 1, 4, 16, 64)
+
+#: Load-balancing techniques implemented in this release: the names of the technique registry
+#: (:data:`autotune.techniques.TECHNIQUES`, one record per advance template).
+LOAD_BALANCE_TECHNIQUES: tuple[str, ...] = tuple(TECHNIQUES)
 
 #: Virtual warp sizes (threads per frontier vertex, Hong et al.) or ``"dynamic"`` (BFS-4K §5.2:
 #: per level ``nearest_pow2(resident_threads / frontier_size)`` clamped to [min, 32]).
@@ -111,6 +130,14 @@ class _Field:
     default: Any = None
     condition: str = ""  # human-readable form of ``applies``, for error messages
     depends_on: tuple[str, ...] = ()  # fields ``applies`` reads (shown in error messages)
+    #: value -> (field, value that excludes it, reason): the value is invalid when that earlier
+    #: field holds that value (e.g. pull levels are BFS-only).
+    excluded_by: Mapping[Any, tuple[str, Any, str]] = dataclasses.field(default_factory=dict)
+
+    def allowed_here(self, values: Mapping[str, Any]) -> tuple:
+        """The allowed values given the earlier fields' *values* (``excluded_by`` applied)."""
+        return tuple(a for a in self.allowed
+                     if not (a in self.excluded_by and values.get(self.excluded_by[a][0]) == self.excluded_by[a][1]))
 
     @property
     def conditional(self) -> bool:
@@ -118,8 +145,8 @@ class _Field:
         return bool(self.depends_on)
 
 
-_VIRTUAL_WARP_TECHNIQUES = frozenset({"vertex_mapped"})
-_SUPPORT_TECHNIQUES = frozenset({"vertex_mapped", "scan_mapped"})
+_VIRTUAL_WARP_TECHNIQUES = frozenset(n for n, t in TECHNIQUES.items() if t.virtual_warps)
+_SUPPORT_TECHNIQUES = frozenset(n for n, t in TECHNIQUES.items() if t.gathering)
 _SUPPORT_CONDITION = f"load_balance in {sorted(_SUPPORT_TECHNIQUES)}"
 
 
@@ -132,7 +159,14 @@ def _when(field: str, value, allowed: tuple, default) -> "_Field":
     return _Field(allowed=allowed, default=default, applies=lambda v: v[field] == value,
                   condition=f"{field} == {value!r}", depends_on=(field,))
 
+_BFS_ONLY = "algorithm", "sssp"
+
 _FIELDS: dict[str, _Field] = {
+    "algorithm": _Field(allowed=ALGORITHMS, default="bfs"),
+    "sssp_method": _when("algorithm", "sssp", SSSP_METHODS, "delta_stepping"),
+    "delta": _Field(allowed=DELTA_SCALES, default=1,
+                    applies=lambda v: v["sssp_method"] in ("delta_stepping", "near_far"),
+                    condition="sssp_method in ['delta_stepping', 'near_far']", depends_on=("sssp_method",)),
     "load_balance": _Field(allowed=LOAD_BALANCE_TECHNIQUES, default="vertex_mapped"),
     "virtual_warp_size": _Field(
         allowed=VIRTUAL_WARP_SIZES, default="dynamic",
@@ -155,8 +189,12 @@ _FIELDS: dict[str, _Field] = {
     "dc_middle": _when("load_balance", "degree_classified", DC_MIDDLE, 256),
     "dc_large": _when("load_balance", "degree_classified", DC_LARGE, 65536),
     "block_size": _Field(allowed=BLOCK_SIZES, default=256),
-    "duplicate_culling": _Field(allowed=DUPLICATE_CULLING, default="none"),
-    "direction": _Field(allowed=DIRECTIONS, default="push"),
+    "duplicate_culling": _Field(allowed=DUPLICATE_CULLING, default="none", excluded_by={
+        "hash": (*_BFS_ONLY, "the hash table drops repeated neighbours, which is exact only for BFS's claim-once "
+                             "operator: an SSSP relaxation from another vertex may carry a shorter distance")}),
+    "direction": _Field(allowed=DIRECTIONS, default="push", excluded_by={
+        "push_pull": (*_BFS_ONLY, "pull (bottom-up) levels look for any parent in the frontier, which is BFS's "
+                                  "operator; SSSP relaxes by push")}),
     "switch_rule": _when("direction", "push_pull", SWITCH_RULES, "alpha_beta"),
     "alpha": _when("switch_rule", "alpha_beta", ALPHAS, 15),
     "beta": _when("direction", "push_pull", BETAS, 18),
@@ -168,6 +206,13 @@ _FIELDS: dict[str, _Field] = {
         allowed=FRONTIER_LIMITS, default=2048, applies=lambda v: v["small_frontier"] != "none",
         condition="small_frontier in ['persistent', 'single_block']", depends_on=("small_frontier",)),
 }
+
+
+#: Fields added with the second traversal: left out of a BFS config's canonical JSON.
+_SSSP_FIELDS = ("algorithm", "sssp_method", "delta")
+
+#: Fields whose ``excluded_by`` reads a field, for :func:`count_configs`'s memo key.
+_EXCLUSION_READS = {n: tuple(f for f, _v, _r in spec.excluded_by.values()) for n, spec in _FIELDS.items()}
 
 
 def _fmt_allowed(allowed) -> str:
@@ -267,6 +312,17 @@ class TraversalConfig:
         ``none``: one multi-block launch per level.
     frontier_limit : {512, 2048, 8192, 32768} or None
         Hand-over threshold (vertices) between the small-frontier path and the multi-block kernels.
+    algorithm : {'bfs', 'sssp'}
+        The traversal (the *operator* the technique's advance applies to every frontier edge):
+        ``bfs`` claims unvisited neighbours (hop distances); ``sssp`` relaxes weighted edges
+        (shortest-path distances; unweighted graphs use unit weights). ``sssp`` excludes
+        ``direction='push_pull'`` and ``duplicate_culling='hash'`` (both exact only for BFS).
+    sssp_method : {'bellman_ford', 'delta_stepping', 'near_far'} or None
+        ``sssp`` only: frontier Bellman-Ford (H-BF), Delta-stepping, or the Near-Far pile
+        (Busato & Bombieri, *Graph Algorithms on GPUs*, §3; see :data:`SSSP_METHODS`).
+    delta : {0.25, 1, 4, 16, 64} or None
+        ``delta_stepping`` / ``near_far`` only: the bucket width as a multiple of
+        delta_0 = 32 * mean weight / mean out-degree (*Graph Algorithms on GPUs*, §3.1).
 
     Raises
     ------
@@ -298,6 +354,9 @@ class TraversalConfig:
     hub_cache: str | None = None
     small_frontier: str = "single_block"
     frontier_limit: int | None = None
+    algorithm: str = "bfs"
+    sssp_method: str | None = None
+    delta: float | int | None = None
 
     def __post_init__(self):
         values: dict[str, Any] = {}
@@ -315,6 +374,10 @@ class TraversalConfig:
                 value = spec.default
             else:
                 value = _normalize(name, value, spec)
+                if value in spec.excluded_by and value not in spec.allowed_here(values):
+                    other, other_value, why = spec.excluded_by[value]
+                    raise ValueError(f"TraversalConfig.{name}={value!r} does not apply with {other}={other_value!r}: "
+                                     f"{why}")
             values[name] = value
             object.__setattr__(self, name, value)
 
@@ -336,8 +399,16 @@ class TraversalConfig:
         return cls(**d)
 
     def to_json(self) -> str:
-        """Canonical JSON: sorted keys, compact separators (the input of :attr:`config_id`)."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        """Canonical JSON: sorted keys, compact separators (the input of :attr:`config_id`).
+
+        A BFS config leaves out the fields added with the second traversal (``algorithm='bfs'`` and
+        the neutral SSSP knobs), so BFS configs keep the ids of the logs written before them.
+        """
+        d = self.to_dict()
+        if d["algorithm"] == "bfs":
+            for name in _SSSP_FIELDS:
+                d.pop(name)
+        return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, s: str) -> "TraversalConfig":
@@ -354,8 +425,12 @@ class TraversalConfig:
 
     @property
     def label(self) -> str:
-        """Short human label, e.g. ``vertex_mapped/vw=dynamic(min4)/b256/push``."""
-        parts = [self.load_balance]
+        """Short human label, e.g. ``vertex_mapped/vw=dynamic(min4)/b256/push`` (SSSP configs start
+        with ``sssp:METHOD(dx DELTA)``)."""
+        parts = []
+        if self.algorithm == "sssp":
+            parts.append(f"sssp:{self.sssp_method}" + (f"(dx{self.delta})" if self.delta is not None else ""))
+        parts.append(self.load_balance)
         if self.virtual_warp_size is not None:
             vw = f"vw={self.virtual_warp_size}"
             if self.min_virtual_warp_size is not None:
@@ -450,7 +525,7 @@ def iter_configs() -> Iterator[TraversalConfig]:
             yield TraversalConfig(**values)
             return
         spec = _FIELDS[names[i]]
-        for c in (spec.allowed if spec.applies(values) else (None,)):
+        for c in (spec.allowed_here(values) if spec.applies(values) else (None,)):
             values[names[i]] = c
             yield from walk(i + 1, values)
         del values[names[i]]
@@ -462,7 +537,8 @@ def count_configs() -> int:
     """Number of distinct valid configs (what :func:`iter_configs` yields), computed without
     enumerating them: a count memoised on the values later rules read."""
     names = list(_FIELDS)
-    read_later = [set().union(*(_FIELDS[n].depends_on for n in names[i:])) if i < len(names) else set()
+    read_later = [set().union(*(_FIELDS[n].depends_on + _EXCLUSION_READS[n] for n in names[i:]))
+                  if i < len(names) else set()
                   for i in range(len(names) + 1)]
     memo: dict = {}
 
@@ -473,7 +549,7 @@ def count_configs() -> int:
         if key not in memo:
             spec = _FIELDS[names[i]]
             memo[key] = sum(count(i + 1, {**values, names[i]: c})
-                            for c in (spec.allowed if spec.applies(values) else (None,)))
+                            for c in (spec.allowed_here(values) if spec.applies(values) else (None,)))
         return memo[key]
 
     return count(0, {})

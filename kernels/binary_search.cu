@@ -29,7 +29,8 @@
 //   * out-degree 0: such an entry adds 0 to the prefix, so its prefix equals its successor's and
 //     every search ("last entry with prefix <= edge") resolves past it: it is never expanded. It
 //     still occupies a queue slot and a staging slot (the frontier size stays the true |F|).
-//   * out-degree 1: when a vertex v is claimed from u and its single out-neighbour
+//   * out-degree 1 (operators with Op::kPruneReturnLeaf, e.g. BFS's claim-once operator): when a
+//     vertex v is claimed from u and its single out-neighbour
 //     column_indices[row_offsets[v]] is u itself (the undirected "leaf" case of the paper) or v
 //     (a self-loop), that neighbour is already visited, so expanding v can never claim anything:
 //     v is appended with degree 0, i.e. it enters the next frontier (distances, predecessors,
@@ -40,7 +41,7 @@
 // Third optimization (aux->bs_dynamic_chunk == 1): the chunk size is
 //   min(ceil(total_edges / resident_threads) * BLOCK, AT_BS_CHUNK)
 // so small frontiers are spread over many blocks instead of a few; otherwise AT_BS_CHUNK edges.
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 #define AT_BS_CHUNK 2048  // staging capacity in entries (3 x 2048 x 4 B = 24 KB) and fixed chunk size
 
@@ -96,12 +97,12 @@ __device__ __forceinline__ void bs_warp_locate(const int* P, const vid_t* V, con
 }
 
 // Phase C over one chunk [c0, c1): `items` steps of BLOCK consecutive edges, a warp taking 32.
-template <int BLOCK, bool STAGED>
+template <int BLOCK, bool STAGED, class Op>
 __device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, const int* B, const int* R, int n,
                                                 int c0, int c1, int items,
                                                 const int* __restrict__ row_offsets,
-                                                const vid_t* __restrict__ column_indices, int* distances,
-                                                int* predecessors, const FrontierOut& out, int next_level,
+                                                const vid_t* __restrict__ column_indices,
+                                                const OpArgs* __restrict__ op, const FrontierOut& out, int L,
                                                 const BFSAux* __restrict__ aux) {
     const int lane = (int)at_lane_id();
     const int warp_first = c0 + (int)(threadIdx.x & ~31u);
@@ -118,8 +119,8 @@ __device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, co
             bs_warp_locate<STAGED>(P, V, B, R, n, e, e < c1, wbase, u, col);
             if (e < c1) {
                 v = column_indices[col];
-                claim = at_claim_record(row_offsets, distances, predecessors, v, u, next_level, aux, deg, rs_v);
-                if (claim && deg == 1) {  // second optimization: a leaf whose only edge leads back
+                claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, col, L, deg, rs_v);
+                if (Op::kPruneReturnLeaf && claim && deg == 1) {  // second optimization: a leaf whose only edge leads back
                     const vid_t w = column_indices[rs_v];
                     if (w == u || w == v) deg = 0;
                 }
@@ -129,7 +130,7 @@ __device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, co
     }
 }
 
-template <int BLOCK>
+template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     static_assert(BLOCK >= 64 && BLOCK % 32 == 0 && AT_BS_CHUNK % BLOCK == 0, "block size");
     __shared__ int s_prefix[AT_BS_CHUNK];
@@ -144,7 +145,6 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     const int* prefix_in = (L & 1) ? p1 : p0;
     const int* row_start_in = (L & 1) ? r1 : r0;
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
-    const int next_level = L + 1;
 
     // third optimization: dynamic chunk size (block-uniform; a multiple of BLOCK, <= AT_BS_CHUNK)
     int chunk = AT_BS_CHUNK;
@@ -181,14 +181,13 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
                 s_base[j] = row_start_in[lo + j] - p;
             }
             __syncthreads();
-            bs_expand_chunk<BLOCK, true>(s_prefix, s_vertex, s_base, nullptr, cnt, c0, c1, items, row_offsets,
-                                         column_indices, distances, predecessors, out, next_level, aux);
+            bs_expand_chunk<BLOCK, true, Op>(s_prefix, s_vertex, s_base, nullptr, cnt, c0, c1, items, row_offsets,
+                                             column_indices, op, out, L, aux);
         } else {
-            bs_expand_chunk<BLOCK, false>(prefix_in + lo, frontier_in + lo, nullptr, row_start_in + lo, cnt, c0, c1,
-                                          items, row_offsets, column_indices, distances, predecessors, out,
-                                          next_level, aux);
+            bs_expand_chunk<BLOCK, false, Op>(prefix_in + lo, frontier_in + lo, nullptr, row_start_in + lo, cnt, c0,
+                                              c1, items, row_offsets, column_indices, op, out, L, aux);
         }
         __syncthreads();  // s_lo / s_hi and the shared slice are rewritten by the next chunk
     }
-    at_multi_block_finish(st, aux, L, fsize, total, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
+    at_multi_block_finish(st, prm, aux, L, fsize, total, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

@@ -21,27 +21,30 @@
 // aux->dc_ctr[(L % 3) * 4 + c] (written by the previous level's kernels, read volatile here).
 // Without class queues (aux->dc_ctr == nullptr, a misconfiguration) the plain frontier queue is
 // expanded thread-per-vertex, so the level stays exact.
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
-// Inspect edge `e` of frontier vertex `u` (when `valid`) and append its claim; all 32 lanes call.
+// Inspect edge `e` of frontier vertex `u` (when `valid`) and append what the operator sends to the
+// next frontier; all 32 lanes call.
+template <class Op>
 __device__ __forceinline__ void dc_edge(bool valid, vid_t u, int e, const int* __restrict__ row_offsets,
-                                        const vid_t* __restrict__ column_indices, int* distances, int* predecessors,
-                                        const FrontierOut& out, int next_level, const BFSAux* __restrict__ aux) {
+                                        const vid_t* __restrict__ column_indices, const OpArgs* __restrict__ op,
+                                        const FrontierOut& out, int L, const BFSAux* __restrict__ aux) {
     bool claim = false;
     vid_t v = -1;
     int deg = 0, rs = 0;
     if (valid) {
         v = column_indices[e];
-        claim = at_claim_record(row_offsets, distances, predecessors, v, u, next_level, aux, deg, rs);
+        claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, e, L, deg, rs);
     }
     at_warp_append<false>(claim, v, deg, rs, out);
 }
 
 // Small: one thread per vertex. A warp loads 32 queue entries (coalesced), then each lane walks its
 // own edges; the warp iterates max(degree) times so it stays converged.
+template <class Op>
 __device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, const int* __restrict__ row_offsets,
-                                                     const vid_t* __restrict__ column_indices, int* distances,
-                                                     int* predecessors, const FrontierOut& out, int next_level,
+                                                     const vid_t* __restrict__ column_indices,
+                                                     const OpArgs* __restrict__ op, const FrontierOut& out, int L,
                                                      const BFSAux* __restrict__ aux) {
     const int lane = (int)at_lane_id();
     const long long warp_global = (long long)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
@@ -59,23 +62,21 @@ __device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, 
 #pragma unroll 1
         for (unsigned k = 0; k < iters; ++k) {
             const int e = beg + (int)k;
-            dc_edge(e < end, u, e, row_offsets, column_indices, distances, predecessors, out, next_level, aux);
+            dc_edge<Op>(e < end, u, e, row_offsets, column_indices, op, out, L, aux);
         }
     }
 }
 
-template <int BLOCK>
+template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
     int L, fsize, degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
-    const int next_level = L + 1;
     const int lane = (int)at_lane_id();
 
     if (aux->dc_ctr == nullptr) {  // no class queues: plain frontier, one thread per vertex
-        dc_thread_per_vertex((L & 1) ? f1 : f0, fsize, row_offsets, column_indices, distances, predecessors, out,
-                             next_level, aux);
+        dc_thread_per_vertex<Op>((L & 1) ? f1 : f0, fsize, row_offsets, column_indices, op, out, L, aux);
     } else {
         const volatile int* cnt = aux->dc_ctr + (L % 3) * 4;
         vid_t* const* queues = aux->dc_queue + (L & 1) * 4;
@@ -90,8 +91,7 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
                 for (long long k = (long long)beg + (long long)blockIdx.x * BLOCK; k < end;
                      k += (long long)gridDim.x * BLOCK) {  // block-uniform
                     const long long e = k + threadIdx.x;
-                    dc_edge(e < end, u, (int)e, row_offsets, column_indices, distances, predecessors, out,
-                            next_level, aux);
+                    dc_edge<Op>(e < end, u, (int)e, row_offsets, column_indices, op, out, L, aux);
                 }
             }
         }
@@ -103,8 +103,7 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
                 const int beg = row_offsets[u], end = row_offsets[u + 1];
                 for (long long k = beg; k < end; k += BLOCK) {  // block-uniform
                     const long long e = k + threadIdx.x;
-                    dc_edge(e < end, u, (int)e, row_offsets, column_indices, distances, predecessors, out, next_level,
-                            aux);
+                    dc_edge<Op>(e < end, u, (int)e, row_offsets, column_indices, op, out, L, aux);
                 }
             }
         }
@@ -126,15 +125,13 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
                 end = __shfl_sync(AT_FULL_MASK, end, 0);
                 for (long long k = beg; k < end; k += 32) {  // warp-uniform
                     const long long e = k + lane;
-                    dc_edge(e < end, u, (int)e, row_offsets, column_indices, distances, predecessors, out, next_level,
-                            aux);
+                    dc_edge<Op>(e < end, u, (int)e, row_offsets, column_indices, op, out, L, aux);
                 }
             }
         }
         // Small: one thread per vertex.
         if (n_small > 0)
-            dc_thread_per_vertex(queues[0], n_small, row_offsets, column_indices, distances, predecessors, out,
-                                 next_level, aux);
+            dc_thread_per_vertex<Op>(queues[0], n_small, row_offsets, column_indices, op, out, L, aux);
     }
-    at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
+    at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

@@ -9,10 +9,10 @@
 //
 // One thread per edge: aux->coo_src[e] is the source of edge e (the COO row array, in CSR order)
 // and column_indices[e] its destination, e in [0, prm->n_edges). The frontier is read as a status
-// array: edge e is active when distances[coo_src[e]] == L (exactly the vertices of frontier L:
-// vertices claimed during this level get L + 1, never L, so the test is stable while the level
-// runs). An active edge claims its destination as every push kernel does (one atomicCAS winner per
-// vertex), and the winners are appended to the next frontier with warp-aggregated atomics. The grid
+// array: edge e is active when its source belongs to frontier L (Op::in_frontier: for BFS
+// distances[u] == L, stable while the level runs since vertices claimed during it get L + 1). An
+// active edge gets the operator's visit as in every push kernel, and the vertices it sends to the
+// next frontier are appended to the next frontier with warp-aggregated atomics. The grid
 // strides over all edges in warp-sized tiles (warp-uniform trip count), so every at_warp_append sees
 // a converged warp. Trade-off: O(|E|) work per level whatever the frontier size, paid back on
 // low-diameter, skewed graphs where a few levels hold most edges.
@@ -20,7 +20,7 @@
 // Without a COO array (aux->coo_src == nullptr, a misconfiguration) the source is found by a
 // per-thread binary search of row_offsets (the direct search of section 5.3.1), so the level stays
 // exact.
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 // Source of edge e: the last vertex u with row_offsets[u] <= e (ties: empty rows before it).
 __device__ __forceinline__ vid_t em_search_source(const int* __restrict__ row_offsets, int n, int e) {
@@ -32,13 +32,12 @@ __device__ __forceinline__ vid_t em_search_source(const int* __restrict__ row_of
     return lo;
 }
 
-template <int BLOCK>
+template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
     int L, fsize, degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
-    const int next_level = L + 1;
     const long long m = prm->n_edges;
     const int n = prm->n_vertices;
     const vid_t* __restrict__ coo_src = aux->coo_src;
@@ -53,12 +52,12 @@ __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
         int deg = 0, rs = 0;
         if (e < m) {
             const vid_t u = coo_src != nullptr ? coo_src[e] : em_search_source(row_offsets, n, (int)e);
-            if (distances[u] == L) {  // edge of the frontier
+            if (Op::in_frontier(op, u, L)) {  // edge of the frontier
                 v = column_indices[e];
-                claim = at_claim_record(row_offsets, distances, predecessors, v, u, next_level, aux, deg, rs);
+                claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, (int)e, L, deg, rs);
             }
         }
         at_warp_append<false>(claim, v, deg, rs, out);
     }
-    at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
+    at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

@@ -26,7 +26,7 @@
 #include "supports.cuh"
 
 // Deferred outliers (see the header). Block-uniform.
-template <int BLOCK>
+template <int BLOCK, class Op>
 __device__ __forceinline__ void heavy_deferred(const AtExpand& x, const vid_t* __restrict__ list, int n,
                                                int* s_lprefix, int* s_wsum, vid_t* s_u, int* s_beg,
                                                int* s_end) {
@@ -58,7 +58,7 @@ __device__ __forceinline__ void heavy_deferred(const AtExpand& x, const vid_t* _
             const vid_t su = s_u[i];
             const int se = s_end[i];
             const int e0 = s_beg[i] + rem * 64 + lane, e1 = e0 + 32;
-            at_visit2(x, e0 < se, e0, su, e1 < se, e1, su);
+            at_visit2<Op>(x, e0 < se, e0, su, e1 < se, e1, su);
         }
         rot = (int)(((long long)rot + S) % W);
         __syncthreads();  // the batch arrays are rewritten by the next batch
@@ -66,6 +66,7 @@ __device__ __forceinline__ void heavy_deferred(const AtExpand& x, const vid_t* _
 }
 
 // gw whole warps per vertex (1 <= gw <= W). Warp-level, no barrier.
+template <class Op>
 __device__ __forceinline__ void heavy_warp_groups(const AtExpand& x, const vid_t* __restrict__ list, int n, int gw) {
     const int W = (int)((gridDim.x * blockDim.x) >> 5);
     const int wg = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
@@ -78,12 +79,13 @@ __device__ __forceinline__ void heavy_warp_groups(const AtExpand& x, const vid_t
         const int beg = __ldg(x.row_offsets + u), end = __ldg(x.row_offsets + u + 1);
         for (int base = beg + r * 64; base < end; base += gw * 64) {  // warp-uniform
             const int e0 = base + lane, e1 = e0 + 32;
-            at_visit2(x, e0 < end, e0, u, e1 < end, e1, u);
+            at_visit2<Op>(x, e0 < end, e0, u, e1 < end, e1, u);
         }
     }
 }
 
 // Groups of 2^lg < 32 threads (virtual warps) per vertex. Warp-level, no barrier.
+template <class Op>
 __device__ __forceinline__ void heavy_subwarp_groups(const AtExpand& x, const vid_t* __restrict__ list, int n,
                                                      int lg) {
     const int W = (int)((gridDim.x * blockDim.x) >> 5);
@@ -104,12 +106,12 @@ __device__ __forceinline__ void heavy_subwarp_groups(const AtExpand& x, const vi
             __reduce_max_sync(AT_FULL_MASK, (unsigned)(end - beg + (1 << lg) - 1) >> lg);
         for (unsigned k = 0; k < iters; ++k) {
             const int e = beg + ((int)k << lg) + gl;
-            at_visit(x, e < end, e, u);
+            at_visit<Op>(x, e < end, e, u);
         }
     }
 }
 
-template <int BLOCK>
+template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
     __shared__ int s_lprefix[BLOCK];
     __shared__ int s_wsum[BLOCK / 32];
@@ -120,8 +122,8 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
     int L, fsize, degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
-    const AtExpand x{row_offsets, column_indices, distances, predecessors, aux,
-                     at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux), L + 1};
+    const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
+                     L};
 
     if (aux->heavy != nullptr && aux->heavy_ctr != nullptr) {
         const int W = (int)((gridDim.x * BLOCK) >> 5);
@@ -129,7 +131,7 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
             const int cap = aux->heavy_off[1] - aux->heavy_off[0];
             const int n = min(aux->heavy_ctr[0], cap);  // block-uniform
             if (n > 0)
-                heavy_deferred<BLOCK>(x, aux->heavy + aux->heavy_off[0], n, s_lprefix, s_wsum, s_u, s_beg, s_end);
+                heavy_deferred<BLOCK, Op>(x, aux->heavy + aux->heavy_off[0], n, s_lprefix, s_wsum, s_u, s_beg, s_end);
         }
         for (int i = 0; i < aux->sq_bins; ++i) {  // supplementary-queue bins
             const int seg = i + 1;
@@ -139,14 +141,14 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
             const int lg = aux->sq_base_log2 + i;  // 2^lg threads per vertex, at most the resident grid
             if (lg >= 5) {
                 const int gw = lg - 5 >= 30 ? W : min(1 << (lg - 5), W);
-                heavy_warp_groups(x, list, n, gw);
+                heavy_warp_groups<Op>(x, list, n, gw);
             } else {
-                heavy_subwarp_groups(x, list, n, lg < 0 ? 0 : lg);
+                heavy_subwarp_groups<Op>(x, list, n, lg < 0 ? 0 : lg);
             }
         }
     }
 
     const int info = level_info[L];  // written by the push kernel of this level: its virtual warp size
     const int vw = (info & 0xff) == AT_PATH_PUSH ? (info >> 8) & 0xff : 0;
-    at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);
+    at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);
 }

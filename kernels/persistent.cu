@@ -15,10 +15,10 @@
 // edges over the 32 lanes, each lane locating its edge's vertex by a binary search over the lanes'
 // prefix-sums with __shfl_sync (warp-level scan-based mapping, Busato & Bombieri, "Efficient load
 // balancing techniques ...", section 3.2). Claims and appends are those of the multi-block kernels
-// (the atomicCAS claim, at_warp_append), so the frontier counters, prefix-sums, hub counts and class
+// (the operator's direct visit, at_warp_append), so the frontier counters, prefix-sums, hub counts and class
 // queues are always complete and any kernel can take over at any level. The kernel returns when a
 // frontier exceeds the limits (or is empty), leaving the state for the multi-block kernels.
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 #define AT_PATH_PERSISTENT 3
 
@@ -94,7 +94,7 @@ __device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, in
     if (out.dc_ctr != nullptr) at_warp_append_class(claim, v, deg, out);
 }
 
-template <int BLOCK, bool WITH_PREFIX>
+template <int BLOCK, bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     __shared__ int s_path, s_L, s_fsize, s_degsum;
     __shared__ long long s_explored;
@@ -169,14 +169,14 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                 vid_t v = -1;
                 int vdeg = 0, rs = 0;
                 if (e < total) {
-                    v = column_indices[sbeg + (e - (sincl - sdeg))];
+                    const int edge = sbeg + (e - (sincl - sdeg));
+                    v = column_indices[edge];
                     // v's row is read beside the claim, not after it (speculatively: most of these
                     // loads are wasted on visited neighbours, but they cost no latency).
                     const int rs_v = __ldg(row_offsets + v);
                     const int re_v = __ldg(row_offsets + v + 1);
-                    claim = atomicCAS(distances + v, -1, L + 1) == -1;  // one round trip, no pre-check
+                    claim = Op::visit_direct(op, su, v, edge, L);  // BFS: one round trip, no pre-check
                     if (claim) {
-                        predecessors[v] = su;
                         rs = rs_v;
                         vdeg = re_v - rs_v;
                     }
@@ -192,11 +192,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
         u64 packed;
         int hubs;
         at_grid_barrier_read(aux->barrier, &vs->ctr[(L + 1) % 3], &vs->hub_ctr[(L + 1) % 3], packed, hubs);
-        if (leader) {
-            level_sizes[L] = fsize;
-            level_info[L] = AT_PATH_PERSISTENT | (K << 8);
-            level_time[L + 1] = at_globaltimer();
-        }
+        if (leader) at_trace_level(prm, L, fsize, AT_PATH_PERSISTENT | (K << 8), level_sizes, level_info, level_time);
         explored += degsum;
         ++L;
         fsize = at_count(packed);

@@ -3,8 +3,10 @@
 // Liu & Huang, "Enterprise: Breadth-First Graph Traversal on GPUs" (SC'15), sections 2.1 and 4.3,
 // after Beamer et al.'s direction-optimizing BFS: instead of expanding the frontier, every
 // unvisited vertex scans its in-edges and stops at the first parent found in the frontier. The
-// frontier is read as a status array: `distances[u] == L` marks exactly the vertices of the
-// frontier of level L (no separate bitmap to build or convert). Each thread owns one vertex, so
+// frontier is read as a status array: Op::in_frontier(u, L) (BFS: `distances[u] == L`) marks
+// exactly the vertices of the frontier of level L (no separate bitmap to build or convert). The
+// pull hooks of the operator (Op::pull_unvisited, Op::pull_claim) exist only for BFS's operator:
+// looking for any parent is what a claim-once traversal allows, so only BFSOp instantiates this. Each thread owns one vertex, so
 // the claim needs no atomic; the discovered vertices are appended with warp-aggregated atomics to
 // the ordinary frontier queue (with degree prefix-sums when WITH_PREFIX), so the traversal can
 // switch back to push at any level without a bitmap -> queue conversion kernel. For directed graphs
@@ -16,11 +18,11 @@
 // frontier, in a direct-mapped table indexed by vertex id. A parent lookup probes the table before
 // reading `distances` from global memory; a miss (or a collision) falls back to the global check,
 // so the result is exact either way.
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 #define AT_HUB_CACHE_SIZE 1024  // entries (power of two), >= the engine's HUB_CACHE_ENTRIES
 
-template <int BLOCK, bool WITH_PREFIX>
+template <int BLOCK, bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     int L, fsize, degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
@@ -32,7 +34,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         __syncthreads();
         for (int i = threadIdx.x; i < n_cache; i += BLOCK) {
             const vid_t h = aux->hub_list[i];
-            if (distances[h] == L) s_hubs[h & (AT_HUB_CACHE_SIZE - 1)] = h;
+            if (Op::in_frontier(op, h, L)) s_hubs[h & (AT_HUB_CACHE_SIZE - 1)] = h;
         }
         __syncthreads();
     }
@@ -44,25 +46,24 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         const vid_t v = base + lane;
         bool claim = false;
         int deg = 0, rs = 0;
-        if (v < n && distances[v] == -1) {
+        if (v < n && Op::pull_unvisited(op, v)) {
             const int b = pull_offsets[v], e = pull_offsets[v + 1];
             vid_t parent = -1;
             for (int k = b; k < e; ++k) {
                 const vid_t u = pull_indices[k];
-                if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || distances[u] == L) {
+                if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || Op::in_frontier(op, u, L)) {
                     parent = u;
                     break;
                 }
             }
             if (parent >= 0) {
                 claim = true;
-                distances[v] = L + 1;
-                predecessors[v] = parent;
+                Op::pull_claim(op, v, parent, L);
                 rs = row_offsets[v];
                 deg = row_offsets[v + 1] - rs;
             }
         }
         at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
     }
-    at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PULL, 0, level_sizes, level_info, level_time);
+    at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PULL, 0, level_sizes, level_info, level_time);
 }

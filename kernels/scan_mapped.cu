@@ -23,7 +23,7 @@
 // steps, no scatter pass and no second barrier). Every edge of the round is visited exactly once.
 #include "supports.cuh"
 
-template <int BLOCK>
+template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     constexpr int WARPS = BLOCK / 32;
     __shared__ int s_lprefix[BLOCK + 1];  // warp-local exclusive prefix of normal degrees (+1: search pad)
@@ -39,8 +39,8 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
-    const AtExpand x{row_offsets, column_indices, distances, predecessors, aux,
-                     at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux), L + 1};
+    const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
+                     L};
     const AtSupports sup = at_supports(aux, false);
     const bool bg_on = sup.bg != AT_OFF;
     const AtBlockList bl{s_bg_u, s_bg_beg, s_bg_end, s_bg_cnt};
@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
         s_beg[threadIdx.x] = beg;
         __syncthreads();
         // block gathering first: the whole block, one listed vertex after the other
-        if (bg_on) at_block_gather_run<BLOCK>(x, bl, round);
+        if (bg_on) at_block_gather_run<BLOCK, Op>(x, bl, round);
         // scanned normal edges, two strips of BLOCK per iteration
         int woff;
         const int total = at_block_scan_offsets<BLOCK>(s_wsum, woff);
@@ -79,13 +79,13 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
             int rem0, rem1;
             const int i0 = at_block_search<BLOCK>(e0, woff, s_lprefix, rem0);
             const int i1 = at_block_search<BLOCK>(e1, woff, s_lprefix, rem1);
-            at_visit2(x, e0 < total, s_beg[i0] + rem0, s_u[i0], e1 < total, s_beg[i1] + rem1, s_u[i1]);
+            at_visit2<Op>(x, e0 < total, s_beg[i0] + rem0, s_u[i0], e1 < total, s_beg[i1] + rem1, s_u[i1]);
         }
         // warp gathering (registers of this warp only)
-        at_warp_gather(x, cls == AT_CLS_WARP, u, beg, end);
+        at_warp_gather<Op>(x, cls == AT_CLS_WARP, u, beg, end);
         __syncthreads();  // shared arrays and the gathering list are rewritten by the next round
     };
 
     at_block_rounds<BLOCK>(fsize, aux, &s_fetch, round_fn);
-    at_push_finish(st, aux, L, fsize, degsum, 0, level_sizes, level_info, level_time);
+    at_push_finish(st, prm, aux, L, fsize, degsum, 0, level_sizes, level_info, level_time);
 }

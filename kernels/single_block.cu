@@ -19,11 +19,12 @@
 //  - the next frontier is kept in shared memory too (up to AT_SB_SMEM_FRONTIER vertices) and read
 //    from there by the next level; it is also written to global memory (store, off the chain) for
 //    the kernels that take over;
-//  - the claim is a single atomicCAS on `distances` (no separate visited load first);
+//  - the operator's direct visit (Op::visit_direct; BFS: a single atomicCAS on `distances`, no
+//    separate visited load first);
 //  - degrees of the next frontier are not looked up when a vertex is appended: the next level
 //    loads them anyway. The frontier's prefix-sums, row starts, hub count and degree-class queues,
 //    which the multi-block kernels read, are computed once, when the frontier is handed over.
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 #define AT_SB_THREADS 1024
 #define AT_SB_SMEM_FRONTIER 4096
@@ -56,7 +57,7 @@ __device__ __forceinline__ int at_sb_last_le(const int* a, int n, int key) {
     return lo;
 }
 
-template <bool WITH_PREFIX>
+template <bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_ARGS) {
     __shared__ int s_prefix[AT_SB_THREADS];  // exclusive degree prefix of this round's vertices
     __shared__ int s_beg[AT_SB_THREADS];     // their row starts
@@ -138,9 +139,9 @@ __global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_AR
                 vid_t v = -1;
                 if (e < total) {
                     const int j = at_sb_last_le(s_prefix, nv, e);
-                    v = column_indices[s_beg[j] + (e - s_prefix[j])];
-                    claim = atomicCAS(distances + v, -1, L + 1) == -1;
-                    if (claim) predecessors[v] = s_u[j];
+                    const int edge = s_beg[j] + (e - s_prefix[j]);
+                    v = column_indices[edge];
+                    claim = Op::visit_direct(op, s_u[j], v, edge, L);
                 }
                 const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
                 if (ballot != 0u) {
@@ -158,9 +159,7 @@ __global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_AR
         if (stop) break;  // uniform; level L was not expanded
         first = false;
         if (tid == 0) {
-            level_sizes[L] = fsize;
-            level_info[L] = AT_PATH_SINGLE_BLOCK;
-            level_time[L + 1] = at_globaltimer();
+            at_trace_level(prm, L, fsize, AT_PATH_SINGLE_BLOCK, level_sizes, level_info, level_time);
             s_explored += s_degsum;
             const int next = s_next;
             s_L = L + 1;

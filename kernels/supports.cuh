@@ -23,7 +23,7 @@
 // Every edge visit is warp-collective: at_warp_append needs all 32 lanes of a converged warp, so
 // every loop around a visit has a warp-uniform (or block-uniform) trip count.
 #pragma once
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 #define AT_CLS_NORMAL 0  // the technique's own mapping
 #define AT_CLS_WARP 1    // warp-based gathering
@@ -35,11 +35,10 @@
 struct AtExpand {
     const int* row_offsets;
     const vid_t* column_indices;
-    int* distances;
-    int* predecessors;
+    const OpArgs* op;
     const BFSAux* aux;
     FrontierOut out;
-    int next_level;
+    int level;  // the level being expanded
 };
 
 // Effective degree thresholds of one kernel. The heavy queues are only usable when heavy_vertices
@@ -75,31 +74,34 @@ __device__ __forceinline__ int at_sq_segment(int deg, const BFSAux* aux) {
     return 1 + bin;
 }
 
-// Claim of one neighbour (no append).
-__device__ __forceinline__ bool at_claim_edge(const AtExpand& x, vid_t v, vid_t u, int& deg, int& rs) {
-    return at_claim_record(x.row_offsets, x.distances, x.predecessors, v, u, x.next_level, x.aux, deg, rs);
+// The operator's visit of edge e = (u, v) (no append).
+template <class Op>
+__device__ __forceinline__ bool at_claim_edge(const AtExpand& x, vid_t v, vid_t u, int e, int& deg, int& rs) {
+    return at_visit_edge<Op>(x.op, x.aux, x.row_offsets, u, v, e, x.level, deg, rs);
 }
 
 // Warp-collective: each lane with `valid` inspects edge e of frontier vertex u.
+template <class Op>
 __device__ __forceinline__ void at_visit(const AtExpand& x, bool valid, int e, vid_t u) {
     bool claim = false;
     vid_t v = -1;
     int deg = 0, rs = 0;
     if (valid) {
         v = __ldg(x.column_indices + e);
-        claim = at_claim_edge(x, v, u, deg, rs);
+        claim = at_claim_edge<Op>(x, v, u, e, deg, rs);
     }
     at_warp_append<false>(claim, v, deg, rs, x.out);
 }
 
 // Warp-collective, two edges per lane: both column loads are issued before the claims (ILP).
+template <class Op>
 __device__ __forceinline__ void at_visit2(const AtExpand& x, bool va, int ea, vid_t ua, bool vb, int eb,
                                           vid_t ub) {
     const vid_t a = va ? __ldg(x.column_indices + ea) : -1;
     const vid_t b = vb ? __ldg(x.column_indices + eb) : -1;
     int da = 0, ra = 0, db = 0, rb = 0;
-    const bool ca = va && at_claim_edge(x, a, ua, da, ra);
-    const bool cb = vb && at_claim_edge(x, b, ub, db, rb);
+    const bool ca = va && at_claim_edge<Op>(x, a, ua, ea, da, ra);
+    const bool cb = vb && at_claim_edge<Op>(x, b, ub, eb, db, rb);
     at_warp_append<false>(ca, a, da, ra, x.out);
     at_warp_append<false>(cb, b, db, rb, x.out);
 }
@@ -124,6 +126,7 @@ __device__ __forceinline__ bool at_heavy_push(bool take, int seg, vid_t u, const
 
 // Warp-collective warp-based gathering: every lane with `take` has its vertex expanded by the
 // whole warp, one vertex after the other, 64 edges (two per lane) per iteration.
+template <class Op>
 __device__ __forceinline__ void at_warp_gather(const AtExpand& x, bool take, vid_t u, int beg, int end) {
     unsigned b = __ballot_sync(AT_FULL_MASK, take);
     const int lane = (int)at_lane_id();
@@ -135,7 +138,7 @@ __device__ __forceinline__ void at_warp_gather(const AtExpand& x, bool take, vid
         const int se = __shfl_sync(AT_FULL_MASK, end, src);
         for (int base = sb; base < se; base += 64) {  // warp-uniform trip count
             const int e0 = base + lane, e1 = e0 + 32;
-            at_visit2(x, e0 < se, e0, su, e1 < se, e1, su);
+            at_visit2<Op>(x, e0 < se, e0, su, e1 < se, e1, su);
         }
     }
 }
@@ -169,7 +172,7 @@ __device__ __forceinline__ void at_block_gather_push(bool take, vid_t u, int beg
 // __syncthreads before the next round's pushes. Counter parity: round r appends into cnt[r & 1]
 // and, here, resets cnt[(r + 1) & 1], whose last readers (round r - 1) are all past the barrier
 // that ended round r - 1, and whose next writers (round r + 1) come after the barrier ending round r.
-template <int BLOCK>
+template <int BLOCK, class Op>
 __device__ __forceinline__ void at_block_gather_run(const AtExpand& x, const AtBlockList& l, int round) {
     const int n = l.cnt[round & 1];
     if (threadIdx.x == 0) l.cnt[(round + 1) & 1] = 0;
@@ -178,7 +181,7 @@ __device__ __forceinline__ void at_block_gather_run(const AtExpand& x, const AtB
         const int beg = l.beg[i], end = l.end[i];
         for (int base = beg; base < end; base += 2 * BLOCK) {  // block-uniform trip count
             const int e0 = base + (int)threadIdx.x, e1 = e0 + BLOCK;
-            at_visit2(x, e0 < end, e0, u, e1 < end, e1, u);
+            at_visit2<Op>(x, e0 < end, e0, u, e1 < end, e1, u);
         }
     }
 }
@@ -262,10 +265,11 @@ __device__ __forceinline__ void at_block_rounds(int fsize, const BFSAux* aux, in
 
 // End of a push kernel: it closes the level itself (push_finishes), or heavy_vertices does and
 // reads the virtual warp size `vw` back from the trace.
-__device__ __forceinline__ void at_push_finish(BFSState* st, const BFSAux* aux, int L, int fsize, int degsum, int vw,
-                                               int* level_sizes, int* level_info, u64* level_time) {
+__device__ __forceinline__ void at_push_finish(BFSState* st, const BFSParams* prm, const BFSAux* aux, int L,
+                                               int fsize, int degsum, int vw, int* level_sizes, int* level_info,
+                                               u64* level_time) {
     if (aux->push_finishes) {
-        at_multi_block_finish(st, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);
+        at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);
     } else if (blockIdx.x == 0 && threadIdx.x == 0) {
         level_info[L] = AT_PATH_PUSH | (vw << 8);
     }

@@ -14,7 +14,7 @@
 // section 3.2), a runtime virtual-warp size for the dynamic case (one instantiation instead of six),
 // and slots without edges skipped.
 #pragma once
-#include "bfs_common.cuh"
+#include "traversal.cuh"
 
 // ---------------------------------------------------------------------------------------------------
 // vertex_mapped_push building blocks (with the support strategies of supports.cuh).
@@ -28,7 +28,7 @@
 // broadcast from its owner lane by __shfl_sync. Slots i whose vertex has no edges in every group are
 // skipped (the set of live slots is folded from one ballot), so zero-degree and gathered vertices
 // cost nothing. The edge loop runs the warp max of the groups' trip counts: the warp stays converged.
-template <int VW>
+template <int VW, class Op>
 __device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u, int beg, int end) {
     const int vw = VW > 0 ? VW : vw_rt;
     const int lg = __ffs(vw) - 1;
@@ -51,7 +51,7 @@ __device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u,
         const unsigned iters = __reduce_max_sync(AT_FULL_MASK, my_iters);
         for (unsigned k = 0; k < iters; ++k) {
             const int e = sb + ((int)k << lg) + g_lane;
-            at_visit(x, e < se, e, su);
+            at_visit<Op>(x, e < se, e, su);
         }
     }
 }
@@ -62,7 +62,7 @@ __device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u,
 // list (only when bg_on; the caller runs that list), then expands the warp-gathering vertices and,
 // with virtual warps, the normal ones. A heavy vertex that does not fit its segment falls back to
 // warp gathering.
-template <int VW>
+template <int VW, class Op>
 __device__ __forceinline__ void vm_warp_step(const AtExpand& x, const AtSupports& sup, int vw_rt,
                                              const vid_t* __restrict__ frontier_in, int base, int limit,
                                              bool bg_on, const AtBlockList& bl, int round) {
@@ -82,7 +82,7 @@ __device__ __forceinline__ void vm_warp_step(const AtExpand& x, const AtSupports
         if (cls >= AT_CLS_DEFER && !queued) cls = AT_CLS_WARP;
     }
     if (bg_on) at_block_gather_push(cls == AT_CLS_BLOCK, u, beg, end, bl, round);
-    at_warp_gather(x, cls == AT_CLS_WARP, u, beg, end);
+    at_warp_gather<Op>(x, cls == AT_CLS_WARP, u, beg, end);
     if (cls != AT_CLS_NORMAL) end = beg;
-    vm_normal<VW>(x, vw_rt, u, beg, end);
+    vm_normal<VW, Op>(x, vw_rt, u, beg, end);
 }

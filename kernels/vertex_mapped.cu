@@ -22,7 +22,7 @@
 // same assignment as a warp grid-stride loop).
 #include "vertex_expand.cuh"
 
-template <int BLOCK, int VW>
+template <int BLOCK, int VW, class Op>
 __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
     __shared__ vid_t s_bg_u[BLOCK];
     __shared__ int s_bg_beg[BLOCK], s_bg_end[BLOCK];
@@ -33,8 +33,8 @@ __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
-    const AtExpand x{row_offsets, column_indices, distances, predecessors, aux,
-                     at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux), L + 1};
+    const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
+                     L};
     const AtSupports sup = at_supports(aux, true);
     const bool bg_on = sup.bg != AT_OFF;
     const AtBlockList bl{s_bg_u, s_bg_beg, s_bg_end, s_bg_cnt};
@@ -49,10 +49,10 @@ __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
     }
     // One block round (block-uniform call when bg_on).
     auto round_fn = [&](int start, int limit, int round) {
-        vm_warp_step<VW>(x, sup, vw, frontier_in, start + warp * 32, limit, bg_on, bl, round);
+        vm_warp_step<VW, Op>(x, sup, vw, frontier_in, start + warp * 32, limit, bg_on, bl, round);
         if (bg_on) {
             __syncthreads();  // every push of this round is in the list
-            at_block_gather_run<BLOCK>(x, bl, round);
+            at_block_gather_run<BLOCK, Op>(x, bl, round);
             __syncthreads();  // the list is rewritten by the next round
         }
     };
@@ -66,10 +66,10 @@ __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
             if (start >= fsize) break;
             const int stop = min(start + chunk, fsize);
             for (int b = start; b < stop; b += 32)
-                vm_warp_step<VW>(x, sup, vw, frontier_in, b, stop, false, bl, 0);
+                vm_warp_step<VW, Op>(x, sup, vw, frontier_in, b, stop, false, bl, 0);
         }
     } else {  // block rounds: per-block fetches (block gathering needs block-uniform rounds) or static
         at_block_rounds<BLOCK>(fsize, aux, &s_fetch, round_fn);
     }
-    at_push_finish(st, aux, L, fsize, degsum, vw, level_sizes, level_info, level_time);
+    at_push_finish(st, prm, aux, L, fsize, degsum, vw, level_sizes, level_info, level_time);
 }

@@ -1,5 +1,6 @@
 """TraversalConfig: validation, neutral values, JSON round trip, hashing, config_id, labels, with_,
-and the enumeration (iter_configs / count_configs) of the 20,687,616-config table."""
+and the enumeration (iter_configs / count_configs) of the 22,246,272-config table (20,687,616 BFS configs,
+whose ids are those of the logs written before SSSP existed, plus 1,558,656 SSSP configs)."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,10 +24,21 @@ from autotune.config import TraversalConfig, count_configs, default_config, iter
 # --------------------------------------------------------------------------- the design table
 # Written out here, independently of ``autotune.config._FIELDS``: the tests compare the module
 # against these literals (and test_module_constants_match_design pins the module's constants).
-FIELD_ORDER = ("load_balance", "virtual_warp_size", "min_virtual_warp_size", "defer_outliers", "work_chunk",
+#: The fields of the BFS-only table (schema 1), in its order: the dataclass's first 23 fields (positional
+#: construction), and the keys of a BFS config's canonical JSON.
+BFS_FIELD_ORDER = ("load_balance", "virtual_warp_size", "min_virtual_warp_size", "defer_outliers", "work_chunk",
                "warp_gathering", "block_gathering", "supplementary_queues", "chunk_size", "dc_small", "dc_middle",
                "dc_large", "block_size", "duplicate_culling", "direction", "switch_rule", "alpha", "beta", "gamma",
                "hub_degree", "hub_cache", "small_frontier", "frontier_limit")
+#: The fields added with the second traversal: the first rows of the table (the rules of the rest read
+#: ``algorithm``), the last fields of the dataclass, left out of a BFS config's canonical JSON.
+SSSP_FIELDS = ("algorithm", "sssp_method", "delta")
+#: Table order (validation, enumeration, ``to_dict``) and dataclass order (positional construction).
+FIELD_ORDER = SSSP_FIELDS + BFS_FIELD_ORDER
+DATACLASS_ORDER = BFS_FIELD_ORDER + SSSP_FIELDS
+ALGOS = ("bfs", "sssp")
+SSSP_METHODS = ("bellman_ford", "delta_stepping", "near_far")
+DELTAS = (0.25, 1, 4, 16, 64)  # exact types: 0.25 a float, the others ints (1.0 is not 1)
 LB = ("vertex_mapped", "scan_mapped", "binary_search", "degree_classified", "edge_mapped")
 VW = (1, 2, 4, 8, 16, 32, "dynamic")
 MVW = (1, 2, 4, 8, 16, 32)
@@ -52,16 +64,19 @@ SF = ("none", "single_block", "persistent")
 FLS = (512, 2048, 8192, 32768)
 
 #: Allowed values of every field (when it applies), in table order.
-VALUES = {"load_balance": LB, "virtual_warp_size": VW, "min_virtual_warp_size": MVW, "defer_outliers": DEFER,
+VALUES = {"algorithm": ALGOS, "sssp_method": SSSP_METHODS, "delta": DELTAS,
+          "load_balance": LB, "virtual_warp_size": VW, "min_virtual_warp_size": MVW, "defer_outliers": DEFER,
           "work_chunk": WCH, "warp_gathering": WG, "block_gathering": BG, "supplementary_queues": SQ,
           "chunk_size": CHUNK, "dc_small": DCS, "dc_middle": DCM, "dc_large": DCL, "block_size": BS,
           "duplicate_culling": CULL, "direction": DIRS, "switch_rule": RULES, "alpha": ALPHAS, "beta": BETAS,
           "gamma": GAMMAS, "hub_degree": HUBS, "hub_cache": HUBC, "small_frontier": SF, "frontier_limit": FLS}
 SUPPORTS = ("warp_gathering", "block_gathering", "supplementary_queues")
 DC = ("dc_small", "dc_middle", "dc_large")
-UNCONDITIONAL = ("load_balance", "block_size", "duplicate_culling", "direction", "small_frontier")
+UNCONDITIONAL = ("algorithm", "load_balance", "block_size", "duplicate_culling", "direction", "small_frontier")
 #: When each conditional field applies (on the effective values) and what it takes then by default.
 APPLIES = {
+    "sssp_method": lambda v: v["algorithm"] == "sssp",
+    "delta": lambda v: v["sssp_method"] in ("delta_stepping", "near_far"),
     "virtual_warp_size": lambda v: v["load_balance"] == "vertex_mapped",
     "min_virtual_warp_size": lambda v: v["virtual_warp_size"] == "dynamic",
     "defer_outliers": lambda v: v["load_balance"] == "vertex_mapped",
@@ -81,21 +96,30 @@ APPLIES = {
     "hub_cache": lambda v: v["direction"] == "push_pull",
     "frontier_limit": lambda v: v["small_frontier"] in ("single_block", "persistent"),
 }
-DEPENDS_ON = {"virtual_warp_size": "load_balance", "min_virtual_warp_size": "virtual_warp_size",
+DEPENDS_ON = {"sssp_method": "algorithm", "delta": "sssp_method",
+              "virtual_warp_size": "load_balance", "min_virtual_warp_size": "virtual_warp_size",
               "defer_outliers": "load_balance", "work_chunk": "load_balance", "warp_gathering": "load_balance",
               "block_gathering": "load_balance", "supplementary_queues": "load_balance",
               "chunk_size": "load_balance", "dc_small": "load_balance", "dc_middle": "load_balance",
               "dc_large": "load_balance", "switch_rule": "direction", "alpha": "switch_rule", "beta": "direction",
               "gamma": "switch_rule", "hub_degree": "switch_rule", "hub_cache": "direction",
               "frontier_limit": "small_frontier"}
-DEFAULTS = {"load_balance": "vertex_mapped", "virtual_warp_size": "dynamic", "min_virtual_warp_size": 4,
+DEFAULTS = {"algorithm": "bfs", "sssp_method": "delta_stepping", "delta": 1,
+            "load_balance": "vertex_mapped", "virtual_warp_size": "dynamic", "min_virtual_warp_size": 4,
             "defer_outliers": "off", "work_chunk": "static", "warp_gathering": "off", "block_gathering": "off",
             "supplementary_queues": "off", "chunk_size": "dynamic", "dc_small": 32, "dc_middle": 256,
             "dc_large": 65536, "block_size": 256, "duplicate_culling": "none", "direction": "push",
             "switch_rule": "alpha_beta", "alpha": 15, "beta": 18, "gamma": 0.3, "hub_degree": 512,
             "hub_cache": "off", "small_frontier": "single_block", "frontier_limit": 2048}
-#: The table size, group by group (see test_count_configs_full_table).
-N_CONFIGS = 20_687_616
+#: Values invalid with another field's value, whatever else is given: (field, value) -> (field, value).
+#: SSSP relaxes by push only (pull levels are BFS's any-parent operator) and without the hash culling
+#: (dropping a repeated neighbour is exact only for BFS's claim-once operator).
+EXCLUDED = {("direction", "push_pull"): ("algorithm", "sssp"), ("duplicate_culling", "hash"): ("algorithm", "sssp")}
+#: The table size, group by group (see test_count_configs_full_table). The BFS part is the whole table of
+#: the release before SSSP.
+N_BFS_CONFIGS = 20_687_616
+N_SSSP_CONFIGS = 1_558_656
+N_CONFIGS = N_BFS_CONFIGS + N_SSSP_CONFIGS
 DEFAULT_JSON = ('{"alpha":null,"beta":null,"block_gathering":"off","block_size":256,"chunk_size":null,'
                 '"dc_large":null,"dc_middle":null,"dc_small":null,"defer_outliers":"off","direction":"push",'
                 '"duplicate_culling":"none","frontier_limit":2048,"gamma":null,"hub_cache":null,"hub_degree":null,'
@@ -181,6 +205,43 @@ PINNED = [
      '"work_chunk":null}',
      "c-727d6aedb744"),
 ]
+#: SSSP configs: their canonical JSON holds every field, the three SSSP ones included (new ids, pinned here).
+SSSP_PINNED = [
+    (dict(algorithm="sssp"),
+     '{"algorithm":"sssp","alpha":null,"beta":null,"block_gathering":"off","block_size":256,"chunk_size":null,'
+     '"dc_large":null,"dc_middle":null,"dc_small":null,"defer_outliers":"off","delta":1,"direction":"push",'
+     '"duplicate_culling":"none","frontier_limit":2048,"gamma":null,"hub_cache":null,"hub_degree":null,'
+     '"load_balance":"vertex_mapped","min_virtual_warp_size":4,"small_frontier":"single_block",'
+     '"sssp_method":"delta_stepping","supplementary_queues":"off","switch_rule":null,"virtual_warp_size":"dynamic",'
+     '"warp_gathering":"off","work_chunk":"static"}',
+     "c-16ced3b7c951"),
+    (dict(algorithm="sssp", sssp_method="bellman_ford", load_balance="binary_search", block_size=512,
+          small_frontier="none"),
+     '{"algorithm":"sssp","alpha":null,"beta":null,"block_gathering":null,"block_size":512,"chunk_size":"dynamic",'
+     '"dc_large":null,"dc_middle":null,"dc_small":null,"defer_outliers":null,"delta":null,"direction":"push",'
+     '"duplicate_culling":"none","frontier_limit":null,"gamma":null,"hub_cache":null,"hub_degree":null,'
+     '"load_balance":"binary_search","min_virtual_warp_size":null,"small_frontier":"none",'
+     '"sssp_method":"bellman_ford","supplementary_queues":null,"switch_rule":null,"virtual_warp_size":null,'
+     '"warp_gathering":null,"work_chunk":null}',
+     "c-83ba9a99b562"),
+    (dict(algorithm="sssp", sssp_method="near_far", delta=0.25, load_balance="degree_classified", dc_small=16,
+          dc_middle=1024, small_frontier="persistent", frontier_limit=8192),
+     '{"algorithm":"sssp","alpha":null,"beta":null,"block_gathering":null,"block_size":256,"chunk_size":null,'
+     '"dc_large":65536,"dc_middle":1024,"dc_small":16,"defer_outliers":null,"delta":0.25,"direction":"push",'
+     '"duplicate_culling":"none","frontier_limit":8192,"gamma":null,"hub_cache":null,"hub_degree":null,'
+     '"load_balance":"degree_classified","min_virtual_warp_size":null,"small_frontier":"persistent",'
+     '"sssp_method":"near_far","supplementary_queues":null,"switch_rule":null,"virtual_warp_size":null,'
+     '"warp_gathering":null,"work_chunk":null}',
+     "c-774d83af8065"),
+    (dict(algorithm="sssp", delta=64, load_balance="scan_mapped", warp_gathering=32, block_gathering="block_size"),
+     '{"algorithm":"sssp","alpha":null,"beta":null,"block_gathering":"block_size","block_size":256,"chunk_size":null,'
+     '"dc_large":null,"dc_middle":null,"dc_small":null,"defer_outliers":null,"delta":64,"direction":"push",'
+     '"duplicate_culling":"none","frontier_limit":2048,"gamma":null,"hub_cache":null,"hub_degree":null,'
+     '"load_balance":"scan_mapped","min_virtual_warp_size":null,"small_frontier":"single_block",'
+     '"sssp_method":"delta_stepping","supplementary_queues":"off","switch_rule":null,"virtual_warp_size":null,'
+     '"warp_gathering":32,"work_chunk":null}',
+     "c-92c49efa584d"),
+]
 #: The default's canonical JSON before the strategy table grew (12 fields; its id was c-a9ecd7a1d16f,
 #: the id the committed log models/bfs_h100.jsonl records for it).
 PREV_DEFAULT_JSON = ('{"alpha":null,"beta":null,"block_size":256,"direction":"push","frontier_limit":2048,'
@@ -236,6 +297,10 @@ def expected_fields(**kwargs):
         return v
 
     try:
+        # the traversal: SSSP has a method; the bucketed methods (not Bellman-Ford) a bucket width
+        alg = always("algorithm")
+        m = when("sssp_method", alg == "sssp")
+        when("delta", m in ("delta_stepping", "near_far"))
         lb = always("load_balance")
         # virtual warps: vertex_mapped only; the minimum clamp only with the dynamic size
         vw = when("virtual_warp_size", lb == "vertex_mapped")
@@ -250,9 +315,13 @@ def expected_fields(**kwargs):
         for name in DC:
             when(name, lb == "degree_classified")
         always("block_size")
-        always("duplicate_culling")
+        # BFS-only values: SSSP neither culls by hash nor runs pull levels
+        if always("duplicate_culling") == "hash" and alg == "sssp":
+            raise _Invalid("duplicate_culling")
         # direction: push has no switch knobs; push_pull has a rule, beta, the hub cache and the rule's knobs
         d = always("direction")
+        if d == "push_pull" and alg == "sssp":
+            raise _Invalid("direction")
         sr = when("switch_rule", d == "push_pull")
         when("alpha", sr == "alpha_beta")
         when("beta", d == "push_pull")
@@ -273,6 +342,8 @@ def expected_valid(**kwargs) -> bool:
 
 def expected_label(c: TraversalConfig) -> str:
     s = c.load_balance
+    if c.algorithm == "sssp":
+        s = f"sssp:{c.sssp_method}" + ("" if c.sssp_method == "bellman_ford" else f"(dx{c.delta})") + "/" + s
     if c.load_balance == "vertex_mapped":
         s += f"/vw={c.virtual_warp_size}"
         if c.virtual_warp_size == "dynamic":
@@ -313,6 +384,15 @@ def _expected_iter(V=VALUES):
     (with allowed values *V*), lazily; not from the module."""
     none = dict.fromkeys(FIELD_ORDER)
 
+    def traversals():
+        for alg in V["algorithm"]:
+            if alg == "bfs":
+                yield dict(algorithm=alg)
+                continue
+            for m in V["sssp_method"]:
+                for dl in (V["delta"] if m != "bellman_ford" else (None,)):
+                    yield dict(algorithm=alg, sssp_method=m, delta=dl)
+
     def technique():
         for lb in V["load_balance"]:
             if lb == "vertex_mapped":
@@ -334,10 +414,12 @@ def _expected_iter(V=VALUES):
             else:
                 yield dict(load_balance=lb)
 
-    def directions():
+    def directions(sssp):
         for d in V["direction"]:
             if d == "push":
                 yield dict(direction=d)
+                continue
+            if sssp:  # pull levels are BFS-only
                 continue
             for sr in V["switch_rule"]:
                 if sr == "alpha_beta":  # field order: alpha, beta, hub_cache
@@ -352,9 +434,12 @@ def _expected_iter(V=VALUES):
             for fl in (V["frontier_limit"] if sf != "none" else (None,)):
                 yield dict(small_frontier=sf, frontier_limit=fl)
 
-    for t, bs, cull, d, s in itertools.product(technique(), V["block_size"], V["duplicate_culling"],
-                                               list(directions()), list(small_frontier())):
-        yield {**none, **t, "block_size": bs, "duplicate_culling": cull, **d, **s}
+    for tr in traversals():
+        sssp = tr["algorithm"] == "sssp"
+        culls = tuple(c for c in V["duplicate_culling"] if not (sssp and c == "hash"))  # hash: BFS-only
+        for t, bs, cull, d, s in itertools.product(technique(), V["block_size"], culls, list(directions(sssp)),
+                                                   list(small_frontier())):
+            yield {**none, **tr, **t, "block_size": bs, "duplicate_culling": cull, **d, **s}
 
 
 def _expected_count(V=VALUES) -> int:
@@ -367,60 +452,88 @@ def _expected_count(V=VALUES) -> int:
               "edge_mapped": 1}
     n_rule = {"alpha_beta": len(V["alpha"]) * len(V["beta"]),
               "hub_ratio": len(V["gamma"]) * len(V["hub_degree"]) * len(V["beta"])}
-    n_dir = sum(1 if d == "push" else len(V["hub_cache"]) * sum(n_rule[r] for r in V["switch_rule"])
-                for d in V["direction"])
+    n_pp = len(V["hub_cache"]) * sum(n_rule[r] for r in V["switch_rule"])
+    # per algorithm: its traversal variants, culling modes and directions (SSSP: no hash, no push_pull)
+    n_trav = {"bfs": 1, "sssp": sum(1 if m == "bellman_ford" else len(V["delta"]) for m in V["sssp_method"])}
+    n_cull = {"bfs": len(V["duplicate_culling"]), "sssp": sum(c != "hash" for c in V["duplicate_culling"])}
+    n_dir = {"bfs": sum(1 if d == "push" else n_pp for d in V["direction"]),
+             "sssp": sum(d == "push" for d in V["direction"])}
     n_sf = sum(1 if s == "none" else len(V["frontier_limit"]) for s in V["small_frontier"])
-    return (sum(per_lb[lb] for lb in V["load_balance"]) * len(V["block_size"]) * len(V["duplicate_culling"])
-            * n_dir * n_sf)
+    return (sum(per_lb[lb] for lb in V["load_balance"]) * len(V["block_size"]) * n_sf
+            * sum(n_trav[a] * n_cull[a] * n_dir[a] for a in V["algorithm"]))
 
 
-def _walk(rng: random.Random) -> TraversalConfig:
-    """A config drawn by walking the design table with random choices (each applicable field uniform)."""
-    kw: dict = {}
-    for name in FIELD_ORDER:
-        kw[name] = rng.choice(VALUES[name]) if name not in APPLIES or APPLIES[name](kw) else None
+def _allowed_here(name, values) -> tuple:
+    """The allowed values of *name* given the earlier fields' *values* (EXCLUDED applied)."""
+    return tuple(a for a in VALUES[name]
+                 if not ((name, a) in EXCLUDED and values.get(EXCLUDED[name, a][0]) == EXCLUDED[name, a][1]))
+
+
+def _walk(rng: random.Random, algorithm: str) -> TraversalConfig:
+    """A config of *algorithm* drawn by walking the design table with random choices (each applicable field
+    uniform over the values allowed with the earlier ones)."""
+    kw: dict = {"algorithm": algorithm}
+    for name in FIELD_ORDER[1:]:
+        kw[name] = rng.choice(_allowed_here(name, kw)) if name not in APPLIES or APPLIES[name](kw) else None
     return TraversalConfig(**kw)
 
 
 def _sample() -> tuple[TraversalConfig, ...]:
     """A deterministic sample of the table: the sweep sets (portfolio, grid), the first configs in
-    table order, and 4000 seeded random walks (every technique, field and value shows up)."""
+    table order, 4000 seeded random BFS walks (the same configs as before SSSP existed: a BFS walk draws
+    nothing for the SSSP fields) and 2000 seeded SSSP walks (every technique, field and value shows up)."""
     from autotune.sweep import grid, portfolio
 
-    rng = random.Random(20687616)
+    rng, rng_sssp = random.Random(20687616), random.Random(1558656)
     out: dict = {}
     for c in itertools.chain(portfolio(), grid(), itertools.islice(iter_configs(), 1500),
-                             (_walk(rng) for _ in range(4000))):
+                             (_walk(rng, "bfs") for _ in range(4000)), (_walk(rng_sssp, "sssp") for _ in range(2000))):
         out.setdefault(c, c)
     return tuple(out)
 
 
 ALL = _sample()
 ALL_SET = frozenset(ALL)
+BFS_ALL = tuple(c for c in ALL if c.algorithm == "bfs")
+SSSP_ALL = tuple(c for c in ALL if c.algorithm == "sssp")
 
 
 def _restricted(V):
-    """``_FIELDS`` with the allowed values replaced by *V* (rules and defaults unchanged)."""
+    """``_FIELDS`` with the allowed values replaced by *V* (rules, exclusions and defaults unchanged)."""
     return {n: dataclasses.replace(spec, allowed=tuple(V[n])) for n, spec in config_module._FIELDS.items()}
 
 
-#: A small table of the same shape: every technique, direction, rule and small-frontier mode
-#: (the values the rules read) with few values of the other knobs.
-SMALL_V = {**VALUES, "virtual_warp_size": (4, "dynamic"), "min_virtual_warp_size": (2,),
+#: A small table of the same shape: every algorithm, SSSP method, technique, direction, rule and
+#: small-frontier mode (the values the rules read) with few values of the other knobs.
+SMALL_V = {**VALUES, "delta": (1, 16), "virtual_warp_size": (4, "dynamic"), "min_virtual_warp_size": (2,),
            "defer_outliers": ("off", 2048), "work_chunk": ("static",), "warp_gathering": ("off", 32),
            "block_gathering": ("off",), "supplementary_queues": ("off", "half_resident"),
            "dc_small": (16, 32), "dc_middle": (256,), "block_size": (256,), "alpha": (15,), "beta": (6, 18),
            "gamma": (0.3,), "hub_degree": (64, 512), "frontier_limit": (512, 32768)}
-#: The previous release's table (7,696 configs) as a restriction of this one: two techniques,
+#: SMALL_V's BFS part: the small table before SSSP.
+SMALL_BFS_V = {**SMALL_V, "algorithm": ("bfs",)}
+#: SMALL_V's SSSP part.
+SMALL_SSSP_V = {**SMALL_V, "algorithm": ("sssp",)}
+#: The previous release's table (7,696 configs) as a restriction of this one: BFS, two techniques,
 #: every new knob at its default, no persistent kernel, no 32768 limit.
-PREV_V = {**VALUES, "load_balance": ("vertex_mapped", "binary_search"), "defer_outliers": ("off",),
+PREV_V = {**VALUES, "algorithm": ("bfs",), "load_balance": ("vertex_mapped", "binary_search"),
+          "defer_outliers": ("off",),
           "work_chunk": ("static",), "warp_gathering": ("off",), "block_gathering": ("off",),
           "supplementary_queues": ("off",), "chunk_size": ("dynamic",), "duplicate_culling": ("none",),
           "hub_cache": ("off",), "small_frontier": ("none", "single_block"), "frontier_limit": (512, 2048, 8192)}
 
 
+def _canonical_json(d: dict) -> str:
+    """The canonical JSON of the config whose fields are *d*: a BFS config's leaves out the SSSP fields
+    (so it is the JSON, and the id, of the same strategy before SSSP existed); an SSSP config's has all."""
+    if d["algorithm"] == "bfs":
+        assert (d["sssp_method"], d["delta"]) == (None, None), d
+        d = {k: v for k, v in d.items() if k not in SSSP_FIELDS}
+    return json.dumps(d, sort_keys=True, separators=(",", ":"))
+
+
 def _canonical_id(d: dict) -> str:
-    return "c-" + hashlib.sha256(json.dumps(d, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
+    return "c-" + hashlib.sha256(_canonical_json(d).encode()).hexdigest()[:12]
 
 
 def _repo_root():
@@ -429,6 +542,9 @@ def _repo_root():
 
 # Candidate values per field, valid ones, None, and invalid ones (wrong value or wrong type).
 CAND = {
+    "algorithm": ALGOS + (None, "dfs", "SSSP", True),
+    "sssp_method": SSSP_METHODS + (None, "dijkstra", "bellman-ford", 1),
+    "delta": DELTAS + (None, 0, 0.5, 2, 1.0, 4.0, "1", True),
     "load_balance": LB + (None, "vertex_based", ""),
     "virtual_warp_size": VW + (None, 0, 3, 64, "static", True, 4.0, "32"),
     "min_virtual_warp_size": MVW + (None, 0, 3, 64, 4.0),
@@ -453,7 +569,7 @@ CAND = {
     "small_frontier": SF + (None, "multi_block"),
     "frontier_limit": FLS + (None, 1024, 2048.0, True),
 }
-TECHNIQUE_FIELDS = FIELD_ORDER[1:12]
+TECHNIQUE_FIELDS = BFS_FIELD_ORDER[1:12]
 
 
 def _check_against_rule(kwargs):
@@ -478,15 +594,26 @@ def test_module_constants_match_design():
     assert m.BLOCK_SIZES == BS and m.DUPLICATE_CULLING == CULL and m.DIRECTIONS == DIRS and m.SWITCH_RULES == RULES
     assert m.ALPHAS == ALPHAS and m.BETAS == BETAS and m.GAMMAS == GAMMAS and m.HUB_DEGREES == HUBS
     assert m.HUB_CACHE == HUBC and m.SMALL_FRONTIER == SF and m.FRONTIER_LIMITS == FLS
-    assert tuple(f.name for f in dataclasses.fields(TraversalConfig)) == FIELD_ORDER
+    assert m.ALGORITHMS == ALGOS and m.SSSP_METHODS == SSSP_METHODS and m.DELTA_SCALES == DELTAS
+    assert tuple(map(type, m.DELTA_SCALES)) == (float, int, int, int, int)
+    # the technique names come from the registry, in the same order
+    from autotune.techniques import TECHNIQUES
+    assert tuple(TECHNIQUES) == LB
+    assert {n for n, t in TECHNIQUES.items() if t.virtual_warps} == {"vertex_mapped"}
+    assert {n for n, t in TECHNIQUES.items() if t.gathering} == {"vertex_mapped", "scan_mapped"}
+    # the new fields are the dataclass's last (positional construction unchanged) and the table's first
+    assert tuple(f.name for f in dataclasses.fields(TraversalConfig)) == DATACLASS_ORDER
     assert tuple(default_config().to_dict()) == FIELD_ORDER
     # the validation table row by row: values, defaults, which fields are conditional and on what
     assert tuple(m._FIELDS) == FIELD_ORDER
     for name, spec in m._FIELDS.items():
         assert spec.allowed == VALUES[name], name
+        assert tuple(map(type, spec.allowed)) == tuple(map(type, VALUES[name])), name
         assert spec.default == DEFAULTS[name] and type(spec.default) is type(DEFAULTS[name]), name
         assert spec.conditional == (name in APPLIES), name
         assert spec.depends_on == ((DEPENDS_ON[name],) if name in APPLIES else ()), name
+        assert {(name, v): (f, fv) for v, (f, fv, _why) in spec.excluded_by.items()} == {
+            k: e for k, e in EXCLUDED.items() if k[0] == name}, name
 
 
 def test_applies_map_agrees_with_rule_on_sampled_configs():
@@ -498,28 +625,34 @@ def test_applies_map_agrees_with_rule_on_sampled_configs():
             if name in APPLIES and not APPLIES[name](d):
                 assert d[name] is None, (c, name)
             else:
-                assert _in(d[name], VALUES[name]), (c, name)
+                assert _in(d[name], _allowed_here(name, d)), (c, name)
 
 
 def test_sample_covers_every_technique_field_and_value():
     """ALL (the sample the other tests iterate) holds every allowed value of every field, for every
-    technique the field applies to."""
-    assert len(ALL) >= 4000 and len(ALL_SET) == len(ALL)
-    for lb in LB:
-        mine = [c for c in ALL if c.load_balance == lb]
-        for name in FIELD_ORDER[1:]:
+    algorithm and technique the field applies to (and with SSSP no BFS-only value)."""
+    assert len(BFS_ALL) >= 4000 and len(SSSP_ALL) >= 1500 and len(ALL_SET) == len(ALL)
+    for alg, lb in itertools.product(ALGOS, LB):
+        mine = [c for c in ALL if c.algorithm == alg and c.load_balance == lb]
+        for name in FIELD_ORDER:
+            if name in ("algorithm", "load_balance"):
+                continue
             seen = {repr(getattr(c, name)) for c in mine}
             if name in APPLIES and not any(APPLIES[name](c.to_dict()) for c in mine):
-                assert seen == {"None"}, (lb, name)
+                assert seen == {"None"}, (alg, lb, name)
             else:
-                assert {repr(v) for v in VALUES[name]} <= seen, (lb, name, seen)
+                allowed = {repr(v) for v in _allowed_here(name, {"algorithm": alg})}
+                assert allowed <= seen and seen - allowed <= {"None"}, (alg, lb, name, seen)
+    assert {(c.sssp_method, c.delta) for c in SSSP_ALL} == {("bellman_ford", None)} | set(
+        itertools.product(("delta_stepping", "near_far"), DELTAS))
 
 
 # --------------------------------------------------------------------------- defaults / enumeration
 def test_default_config():
     c = default_config()
     assert c == TraversalConfig()
-    assert c.to_dict() == {"load_balance": "vertex_mapped", "virtual_warp_size": "dynamic",
+    assert c.to_dict() == {"algorithm": "bfs", "sssp_method": None, "delta": None,
+                           "load_balance": "vertex_mapped", "virtual_warp_size": "dynamic",
                            "min_virtual_warp_size": 4, "defer_outliers": "off", "work_chunk": "static",
                            "warp_gathering": "off", "block_gathering": "off", "supplementary_queues": "off",
                            "chunk_size": None, "dc_small": None, "dc_middle": None, "dc_large": None,
@@ -545,38 +678,65 @@ def test_config_ids_pinned(kwargs, canonical, cid):
     assert TraversalConfig.from_json(canonical) == c
 
 
+@pytest.mark.parametrize("kwargs, canonical, cid", SSSP_PINNED, ids=[p[2] for p in SSSP_PINNED])
+def test_sssp_config_ids_pinned(kwargs, canonical, cid):
+    c = TraversalConfig(**kwargs)
+    assert c.algorithm == "sssp"
+    assert c.to_json() == canonical == _canonical_json(c.to_dict())
+    assert tuple(json.loads(canonical)) == tuple(sorted(FIELD_ORDER))  # every field, the SSSP ones included
+    assert "c-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12] == cid
+    assert c.config_id == cid
+    assert TraversalConfig.from_json(canonical) == c
+    # the same strategy as BFS is another config, with another id
+    bfs = c.with_(algorithm="bfs")
+    assert bfs != c and bfs.config_id != cid and '"algorithm"' not in bfs.to_json()
+
+
 def test_config_id_stable_across_processes():
     """A deterministic sample (every 23rd sampled config, the pinned ones, and every 97th of the first
     20,000 in table order) gets the same ids, in the same order, in fresh processes."""
-    sample = [c.to_dict() for c in ALL[::23]] + [TraversalConfig(**k).to_dict() for k, _, _ in PINNED]
+    pinned = PINNED + SSSP_PINNED
+    sample = [c.to_dict() for c in ALL[::23]] + [TraversalConfig(**k).to_dict() for k, _, _ in pinned]
     code = ("import itertools, json, sys; from autotune.config import TraversalConfig, iter_configs; "
             "print(' '.join(TraversalConfig.from_dict(d).config_id for d in json.load(sys.stdin))); "
             "print(' '.join(c.config_id for c in itertools.islice(iter_configs(), 0, 20000, 97)))")
     expected = [[TraversalConfig.from_dict(d).config_id for d in sample],
                 [_canonical_id(d) for d in itertools.islice(_expected_iter(), 0, 20000, 97)]]
     assert expected[0] == [_canonical_id(d) for d in sample]
-    assert expected[0][-len(PINNED):] == [p[2] for p in PINNED]
+    assert expected[0][-len(pinned):] == [p[2] for p in pinned]
     assert len(expected[0]) >= 200 and len(expected[1]) >= 200
+    assert sum(d["algorithm"] == "sssp" for d in sample) >= 60
     for seed in ("0", "1", "random"):
         out = subprocess.run([sys.executable, "-c", code], input=json.dumps(sample), capture_output=True, text=True,
                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}, cwd=str(_repo_root()))
         assert [line.split() for line in out.stdout.splitlines()] == expected
 
 
-def test_count_configs_full_table():
+def test_count_configs_full_table(monkeypatch):
     # techniques: vertex_mapped (6 fixed warps + dynamic x 6 minimums = 12) x 4 defer x 3 work chunks
     #   x 27 supports = 3888; scan_mapped 27 supports; binary_search 2 chunk sizes;
     #   degree_classified 3 x 3 x 2 thresholds = 18; edge_mapped 1  -> 3936
-    # block sizes 4 x culling 2; directions: push 1 + push_pull (alpha_beta 3 x 3 + hub_ratio 3 x 3 x 3)
+    # BFS: block sizes 4 x culling 2; directions: push 1 + push_pull (alpha_beta 3 x 3 + hub_ratio 3 x 3 x 3)
     #   x hub cache 2 = 73; small frontier: none 1 + (single_block, persistent) x 4 limits = 9
-    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 73 * 9 == N_CONFIGS
+    # SSSP: methods bellman_ford 1 + (delta_stepping, near_far) x 5 deltas = 11; block sizes 4 x culling 1
+    #   (no hash) x direction 1 (push only) x small frontier 9
+    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 73 * 9 == N_BFS_CONFIGS  # the table before SSSP
+    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 11 * 4 * 1 * 1 * 9 == N_SSSP_CONFIGS
+    assert N_CONFIGS == 22_246_272
     assert _expected_count() == N_CONFIGS
+    assert _expected_count({**VALUES, "algorithm": ("bfs",)}) == N_BFS_CONFIGS
+    assert _expected_count({**VALUES, "algorithm": ("sssp",)}) == N_SSSP_CONFIGS
     assert count_configs() == N_CONFIGS
     assert count_configs() == N_CONFIGS  # memoised or not, the same answer
+    # each algorithm alone (the table restricted to it)
+    for alg, n in (("bfs", N_BFS_CONFIGS), ("sssp", N_SSSP_CONFIGS)):
+        monkeypatch.setattr(config_module, "_FIELDS", _restricted({**VALUES, "algorithm": (alg,)}))
+        assert count_configs() == n, alg
 
 
-@pytest.mark.parametrize("V, n, has_default", [(SMALL_V, 3510, False), (PREV_V, 7696, True)],
-                         ids=["small", "previous_release"])
+@pytest.mark.parametrize("V, n, has_default", [(SMALL_V, 3510 + 675, False), (SMALL_BFS_V, 3510, False),
+                                                (SMALL_SSSP_V, 675, False), (PREV_V, 7696, True)],
+                         ids=["small", "small_bfs", "small_sssp", "previous_release"])
 def test_iter_and_count_configs_on_a_restricted_table(monkeypatch, V, n, has_default):
     """On a table of the same rules with fewer values, iter_configs yields exactly the design table's
     configs in table order, distinct, and count_configs counts them without enumerating."""
@@ -589,7 +749,11 @@ def test_iter_and_count_configs_on_a_restricted_table(monkeypatch, V, n, has_def
     assert count_configs() == len(got) == n
     assert len(set(got)) == n and len({c.config_id for c in got}) == n and len({c.label for c in got}) == n
     assert [c.config_id for c in iter_configs()] == [c.config_id for c in got]  # deterministic order
-    assert (default_config() in set(got)) == has_default
+    assert [c.config_id for c in got] == [_canonical_id(d) for d in exp]
+    assert (expected_fields() in exp) == has_default
+    # table order: every BFS config before every SSSP config (algorithm is the first row)
+    algs = [c.algorithm for c in got]
+    assert algs == sorted(algs, key=ALGOS.index) and set(algs) == set(V["algorithm"])
 
 
 def test_count_configs_follows_the_table(monkeypatch):
@@ -681,6 +845,11 @@ def test_validation_near_valid_configs(c, data):
 
 
 @pytest.mark.parametrize("field, value, context, allowed", [
+    ("algorithm", "dfs", {}, "'bfs', 'sssp'"),
+    ("algorithm", "SSSP", {}, "'bfs', 'sssp'"),
+    ("sssp_method", "dijkstra", {"algorithm": "sssp"}, "'bellman_ford', 'delta_stepping', 'near_far'"),
+    ("delta", 2, {"algorithm": "sssp"}, "0.25, 1, 4, 16, 64"),
+    ("delta", 0.5, {"algorithm": "sssp", "sssp_method": "near_far"}, "0.25, 1, 4, 16, 64"),
     ("load_balance", "vertex_based", {},
      "'vertex_mapped', 'scan_mapped', 'binary_search', 'degree_classified', 'edge_mapped'"),
     ("virtual_warp_size", 3, {}, "1, 2, 4, 8, 16, 32, 'dynamic'"),
@@ -717,6 +886,8 @@ def test_invalid_value_names_field_value_and_allowed(field, value, context, allo
 
 
 PP = {"direction": "push_pull"}
+SSSP = {"algorithm": "sssp"}
+NEAR_FAR = {"algorithm": "sssp", "sssp_method": "near_far"}
 HUB = {"direction": "push_pull", "switch_rule": "hub_ratio"}
 SCAN = {"load_balance": "scan_mapped"}
 BSEARCH = {"load_balance": "binary_search"}
@@ -724,6 +895,8 @@ DCL_ = {"load_balance": "degree_classified"}
 
 
 @pytest.mark.parametrize("field, value, context", [
+    ("algorithm", True, {}), ("sssp_method", 1, SSSP), ("delta", 1.0, SSSP), ("delta", 4.0, NEAR_FAR),
+    ("delta", True, SSSP), ("delta", "16", NEAR_FAR), ("delta", 0, SSSP),
     ("virtual_warp_size", True, {}), ("virtual_warp_size", 4.0, {}), ("block_size", 256.0, {}),
     ("block_size", True, {}), ("min_virtual_warp_size", 4.0, {}),
     ("defer_outliers", 2048.0, {}), ("defer_outliers", True, {}), ("defer_outliers", "256", {}),
@@ -765,6 +938,9 @@ def test_numpy_scalars_normalised():
     c = TraversalConfig(load_balance="degree_classified", dc_small=np.int8(16), dc_middle=np.int64(1024),
                         dc_large=np.uint32(4096))
     assert (type(c.dc_small), type(c.dc_middle), type(c.dc_large)) == (int, int, int)
+    c = TraversalConfig(algorithm=np.str_("sssp"), sssp_method=np.str_("near_far"), delta=np.int64(16))
+    assert (type(c.algorithm), type(c.sssp_method), type(c.delta)) == (str, str, int)
+    assert c.to_json() == TraversalConfig(algorithm="sssp", sssp_method="near_far", delta=16).to_json()
 
 
 def test_none_not_allowed_for_unconditional_fields():
@@ -849,6 +1025,95 @@ def test_duplicate_culling_applies_to_every_technique():
         assert c.duplicate_culling == "hash" and TraversalConfig(load_balance=lb).duplicate_culling == "none"
 
 
+# --------------------------------------------------------------------------- the second traversal: SSSP
+def test_sssp_defaults_and_neutral_values():
+    c = TraversalConfig(algorithm="sssp")
+    assert (c.algorithm, c.sssp_method, c.delta) == ("sssp", "delta_stepping", 1) and type(c.delta) is int
+    # the rest of the strategy is BFS's default (push, no culling)
+    assert c.to_dict() == {**default_config().to_dict(), "algorithm": "sssp", "sssp_method": "delta_stepping",
+                           "delta": 1}
+    assert TraversalConfig(algorithm="sssp", sssp_method="near_far").delta == 1
+    assert TraversalConfig(algorithm="sssp", sssp_method="bellman_ford").delta is None
+    for m, dl in itertools.product(("delta_stepping", "near_far"), DELTAS):
+        c = TraversalConfig(algorithm="sssp", sssp_method=m, delta=dl)
+        assert c.delta == dl and type(c.delta) is type(dl)
+    bfs = TraversalConfig()
+    assert (bfs.algorithm, bfs.sssp_method, bfs.delta) == ("bfs", None, None)
+    # every technique, block size and small-frontier mode runs with SSSP
+    for lb, bs, sf in itertools.product(LB, BS, SF):
+        c = TraversalConfig(algorithm="sssp", load_balance=lb, block_size=bs, small_frontier=sf)
+        assert c.to_dict() == expected_fields(algorithm="sssp", load_balance=lb, block_size=bs, small_frontier=sf)
+
+
+@pytest.mark.parametrize("kwargs, field, value, condition, here", [
+    (dict(sssp_method="bellman_ford"), "sssp_method", "bellman_ford", "algorithm == 'sssp'", "algorithm='bfs'"),
+    (dict(sssp_method="near_far"), "sssp_method", "near_far", "algorithm == 'sssp'", "algorithm='bfs'"),
+    (dict(delta=1), "delta", 1, "sssp_method in ['delta_stepping', 'near_far']", "sssp_method=None"),
+    (dict(algorithm="bfs", delta=64), "delta", 64, "sssp_method in ['delta_stepping', 'near_far']",
+     "sssp_method=None"),
+    (dict(sssp_method="delta_stepping", delta=4), "sssp_method", "delta_stepping", "algorithm == 'sssp'",
+     "algorithm='bfs'"),
+])
+def test_sssp_fields_rejected_for_bfs(kwargs, field, value, condition, here):
+    """An SSSP knob with BFS names the field, its value, where it applies and the value that rules it out."""
+    with pytest.raises(ValueError) as info:
+        TraversalConfig(**kwargs)
+    msg = str(info.value)
+    assert f"TraversalConfig.{field}={value!r} does not apply" in msg
+    assert condition in msg and here in msg and "leave it None" in msg
+    as_sssp = {**kwargs, "algorithm": "sssp"}
+    assert TraversalConfig(**as_sssp).to_dict() == expected_fields(**as_sssp)
+
+
+@pytest.mark.parametrize("field, value", [("direction", "push_pull"), ("duplicate_culling", "hash")])
+@pytest.mark.parametrize("method", SSSP_METHODS)
+def test_sssp_exclusions_name_both_fields(field, value, method):
+    """push_pull and hash culling are BFS-only: with SSSP they raise naming both fields, whatever else."""
+    assert EXCLUDED[field, value] == ("algorithm", "sssp")
+    for lb in LB:
+        for extra in ({}, {"small_frontier": "none"}, {"block_size": 1024}):
+            kwargs = dict(algorithm="sssp", sssp_method=method, load_balance=lb, **{field: value}, **extra)
+            assert not expected_valid(**kwargs)
+            with pytest.raises(ValueError) as info:
+                TraversalConfig(**kwargs)
+            msg = str(info.value)
+            assert f"TraversalConfig.{field}={value!r} does not apply with algorithm='sssp'" in msg
+            assert "BFS" in msg  # the reason
+            # the same strategy as BFS is valid
+            assert getattr(TraversalConfig(**{**kwargs, "algorithm": "bfs", "sssp_method": None}), field) == value
+    # the push_pull knobs do not make it valid, and are not what is reported
+    if field == "direction":
+        with pytest.raises(ValueError, match=r"TraversalConfig\.direction='push_pull' does not apply with algorithm"):
+            TraversalConfig(algorithm="sssp", direction="push_pull", switch_rule="hub_ratio", gamma=0.5, hub_cache="on")
+    # both at once: the first in table order (duplicate_culling) is reported
+    with pytest.raises(ValueError, match=r"TraversalConfig\.duplicate_culling='hash' does not apply with algorithm"):
+        TraversalConfig(algorithm="sssp", duplicate_culling="hash", direction="push_pull")
+
+
+def test_validation_traversal_group_exhaustive():
+    """Every combination of algorithm/sssp_method/delta/duplicate_culling/direction/switch_rule candidates."""
+    names = ("algorithm", "sssp_method", "delta", "duplicate_culling", "direction", "switch_rule")
+    seen = set()
+    for values in itertools.product(*(CAND[n] for n in names)):
+        c = _check_against_rule(dict(zip(names, values)))
+        if c is not None:
+            seen.add(tuple(getattr(c, n) for n in names))
+    # BFS: culling 2 x (push + push_pull x 2 rules); SSSP: (bellman_ford + 2 methods x 5 deltas), none, push
+    assert len(seen) == 2 * 3 + 11
+    assert {s[3:5] for s in seen if s[0] == "sssp"} == {("none", "push")}
+
+
+def test_positional_construction_unchanged():
+    """The new fields come last in the dataclass: the 23 positional fields of the BFS table keep their places."""
+    assert TraversalConfig("binary_search") == TraversalConfig(load_balance="binary_search")
+    assert TraversalConfig("vertex_mapped", 8, None, "off", "static", "off", "off", "off", None, None, None, None,
+                           1024) == TraversalConfig(virtual_warp_size=8, block_size=1024)
+    for c in ALL[::7]:
+        assert TraversalConfig(*(getattr(c, n) for n in DATACLASS_ORDER)) == c
+        if c.algorithm == "bfs":
+            assert TraversalConfig(*(getattr(c, n) for n in BFS_FIELD_ORDER)) == c
+
+
 # --------------------------------------------------------------------------- neutral values
 def test_neutral_values_filled():
     c = TraversalConfig(load_balance="vertex_mapped")
@@ -916,6 +1181,14 @@ def test_neutral_values_filled_direction_and_small_frontier():
     (dict(load_balance="degree_classified"), "degree_classified/dc=32,256,65536/b256/push/sb2048"),
     (dict(load_balance="edge_mapped", direction="push_pull", hub_cache="on", small_frontier="persistent",
           frontier_limit=32768), "edge_mapped/b256/push_pull(a15,b18)/hubcache/persist32768"),
+    (dict(algorithm="bfs"), "vertex_mapped/vw=dynamic(min4)/b256/push/sb2048"),
+    (dict(algorithm="sssp"), "sssp:delta_stepping(dx1)/vertex_mapped/vw=dynamic(min4)/b256/push/sb2048"),
+    (dict(algorithm="sssp", sssp_method="bellman_ford", load_balance="binary_search", small_frontier="none"),
+     "sssp:bellman_ford/binary_search/chunk=dynamic/b256/push"),
+    (dict(algorithm="sssp", sssp_method="near_far", delta=0.25, load_balance="edge_mapped", block_size=1024),
+     "sssp:near_far(dx0.25)/edge_mapped/b1024/push/sb2048"),
+    (dict(algorithm="sssp", delta=64, load_balance="scan_mapped", warp_gathering=128, small_frontier="persistent"),
+     "sssp:delta_stepping(dx64)/scan_mapped/wg=128/b256/push/persist2048"),
 ])
 def test_labels(kwargs, label):
     assert TraversalConfig(**kwargs).label == label
@@ -957,6 +1230,12 @@ def test_labels_sampled_configs():
     # a value that would be invalid anyway is reported as not applying
     (dict(small_frontier="none", frontier_limit=7), "frontier_limit", 7, "small_frontier='none'"),
     (dict(load_balance="binary_search", warp_gathering="on"), "warp_gathering", "on", "load_balance='binary_search'"),
+    # the SSSP knobs with BFS, and the bucket width with Bellman-Ford
+    (dict(sssp_method="bellman_ford"), "sssp_method", "bellman_ford", "algorithm='bfs'"),
+    (dict(algorithm="bfs", sssp_method="delta_stepping"), "sssp_method", "delta_stepping", "algorithm='bfs'"),
+    (dict(delta=4), "delta", 4, "sssp_method=None"),
+    (dict(algorithm="bfs", delta=0.25), "delta", 0.25, "sssp_method=None"),
+    (dict(algorithm="sssp", sssp_method="bellman_ford", delta=1), "delta", 1, "sssp_method='bellman_ford'"),
 ])
 def test_inapplicable_field_rejected_naming_it(kwargs, field, value, context):
     with pytest.raises(ValueError) as info:
@@ -987,6 +1266,14 @@ def test_equal_strategies_equal_configs():
     assert d == e and d.config_id == e.config_id
     assert len({a, p, h, d, TraversalConfig(small_frontier="none"), TraversalConfig(small_frontier="persistent"),
                 TraversalConfig(duplicate_culling="hash"), TraversalConfig(warp_gathering=32)}) == 8
+    assert TraversalConfig(algorithm="bfs") == a and TraversalConfig(algorithm="bfs").config_id == a.config_id
+    s = TraversalConfig(algorithm="sssp")
+    t = TraversalConfig(algorithm="sssp", sssp_method="delta_stepping", delta=1, direction="push",
+                        duplicate_culling="none")
+    assert s == t and hash(s) == hash(t) and s.config_id == t.config_id
+    assert TraversalConfig(algorithm="sssp", sssp_method="bellman_ford") == TraversalConfig(
+        algorithm="sssp", sssp_method="bellman_ford", delta=None)
+    assert len({a, s, s.with_(sssp_method="near_far"), s.with_(sssp_method="bellman_ford"), s.with_(delta=4)}) == 5
 
 
 # --------------------------------------------------------------------------- with_
@@ -1072,6 +1359,52 @@ def test_with_small_frontier_transitions():
     assert p.with_(small_frontier="single_block") == c
 
 
+NO_PULL = r"TraversalConfig\.direction='push_pull' does not apply with algorithm='sssp'"
+NO_HASH = r"TraversalConfig\.duplicate_culling='hash' does not apply with algorithm='sssp'"
+
+
+def test_with_algorithm_transitions():
+    c = default_config()
+    s = c.with_(algorithm="sssp")  # the SSSP knobs come with their defaults, the rest is kept
+    assert s == TraversalConfig(algorithm="sssp") and (s.sssp_method, s.delta) == ("delta_stepping", 1)
+    assert s.with_(algorithm="bfs") == c and s.with_(algorithm="bfs").config_id == DEFAULT_ID  # nothing remembered
+    k = TraversalConfig(virtual_warp_size=4, defer_outliers=256, block_size=128, small_frontier="persistent",
+                        frontier_limit=512)
+    assert k.with_(algorithm="sssp").to_dict() == {**k.to_dict(), "algorithm": "sssp",
+                                                    "sssp_method": "delta_stepping", "delta": 1}
+    assert k.with_(algorithm="sssp", sssp_method="bellman_ford").delta is None
+    # the method: delta kept between the bucketed methods, dropped by Bellman-Ford, refilled after it
+    nf = TraversalConfig(algorithm="sssp", sssp_method="near_far", delta=16)
+    assert nf.with_(sssp_method="delta_stepping").delta == 16
+    bf = nf.with_(sssp_method="bellman_ford")
+    assert bf.delta is None and bf == TraversalConfig(algorithm="sssp", sssp_method="bellman_ford")
+    assert bf.with_(sssp_method="near_far").delta == 1
+    assert nf.with_(algorithm="bfs") == default_config()
+    assert nf.with_(delta=0.25).delta == 0.25 and nf.with_(load_balance="edge_mapped").delta == 16
+    # BFS-only values are not reset (they are not conditional): switching to SSSP with them raises ...
+    pp = TraversalConfig(direction="push_pull", switch_rule="hub_ratio", hub_cache="on")
+    with pytest.raises(ValueError, match=NO_PULL):
+        pp.with_(algorithm="sssp")
+    with pytest.raises(ValueError, match=NO_HASH):
+        TraversalConfig(duplicate_culling="hash").with_(algorithm="sssp")
+    with pytest.raises(ValueError, match=NO_PULL):
+        s.with_(direction="push_pull")
+    # ... unless they are changed at once (the push_pull knobs then go)
+    assert pp.with_(algorithm="sssp", direction="push") == TraversalConfig(algorithm="sssp")
+    assert TraversalConfig(duplicate_culling="hash").with_(algorithm="sssp", duplicate_culling="none") == s
+    # the SSSP knobs are validated when named
+    with pytest.raises(ValueError, match=r"TraversalConfig\.sssp_method='near_far' does not apply.*algorithm='bfs'"):
+        c.with_(sssp_method="near_far")
+    with pytest.raises(ValueError, match=r"TraversalConfig\.delta=4 does not apply.*sssp_method"):
+        c.with_(delta=4)
+    with pytest.raises(ValueError, match=r"TraversalConfig\.delta=4 does not apply.*sssp_method='bellman_ford'"):
+        s.with_(sssp_method="bellman_ford", delta=4)
+    with pytest.raises(ValueError, match=r"TraversalConfig\.sssp_method='near_far' does not apply.*algorithm='bfs'"):
+        s.with_(algorithm="bfs", sssp_method="near_far")
+    with pytest.raises(ValueError, match="TraversalConfig.delta"):
+        s.with_(delta=2)
+
+
 def test_with_explicit_fields_validated():
     c = default_config()
     with pytest.raises(ValueError, match="TraversalConfig.virtual_warp_size=8 does not apply"):
@@ -1119,26 +1452,34 @@ def _closure(fields):
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(ALL), st.sampled_from(ALL), st.sets(st.sampled_from(FIELD_ORDER)))
 def test_with_moves_between_any_two_configs(a, b, fields):
-    """Changing every field that differs reaches b; changing a dependency-closed subset gives a valid config
-    that takes b's named values, keeps a's still-applicable ones, and defaults / neutralises the rest."""
+    """Changing every field that differs reaches b; changing a dependency-closed subset takes b's named
+    values, keeps a's still-applicable ones, and defaults / neutralises the rest: a valid config, or a
+    ValueError when that combination is excluded (e.g. a's push_pull with b's SSSP)."""
     diff = {k: v for k, v in b.to_dict().items() if getattr(a, k) != v}
     assert a.with_(**diff) == b
     assert a.with_(**b.to_dict()) == b
     named = _closure(fields)
-    r = a.with_(**{k: getattr(b, k) for k in named})
-    rd, ad = r.to_dict(), a.to_dict()
-    assert expected_fields(**rd) == rd  # a valid, canonical config of the table
+    ad, exp = a.to_dict(), {}
     for k in FIELD_ORDER:
         if k in named:
-            assert rd[k] == getattr(b, k), k
+            exp[k] = getattr(b, k)
         elif k not in APPLIES:
-            assert rd[k] == ad[k], k
-        elif not APPLIES[k](rd):
-            assert rd[k] is None, k
+            exp[k] = ad[k]
+        elif not APPLIES[k](exp):
+            exp[k] = None
         elif APPLIES[k](ad):
-            assert rd[k] == ad[k], k
+            exp[k] = ad[k]
         else:
-            assert rd[k] == DEFAULTS[k], k
+            exp[k] = DEFAULTS[k]
+    if expected_fields(**exp) is None:
+        bad = sorted((k for k, (f, v) in EXCLUDED.items() if exp[k[0]] == k[1] and exp[f] == v),
+                     key=lambda k: FIELD_ORDER.index(k[0]))
+        assert bad, exp  # only an exclusion can make it invalid; the first in table order is reported
+        with pytest.raises(ValueError, match=rf"TraversalConfig\.{bad[0][0]}=.*does not apply with algorithm='sssp'"):
+            a.with_(**{k: getattr(b, k) for k in named})
+        return
+    r = a.with_(**{k: getattr(b, k) for k in named})
+    assert r.to_dict() == exp == expected_fields(**exp)  # a valid, canonical config of the table
 
 
 def test_frozen_and_hashable():
@@ -1149,6 +1490,8 @@ def test_frozen_and_hashable():
         c.alpha = 15
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.warp_gathering = 32
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.algorithm = "sssp"
     assert {c: 1}[TraversalConfig()] == 1
 
 
@@ -1160,9 +1503,13 @@ def test_json_round_trip(c):
     assert TraversalConfig.from_json(s) == c
     assert TraversalConfig.from_dict(c.to_dict()) == c
     assert TraversalConfig.from_dict(json.loads(s)) == c
-    assert json.loads(s) == c.to_dict()
-    assert tuple(sorted(json.loads(s))) == tuple(sorted(FIELD_ORDER))  # every field, null when neutral
-    assert s == json.dumps(c.to_dict(), sort_keys=True, separators=(",", ":"))
+    if c.algorithm == "bfs":  # every BFS-table field, null when neutral; the SSSP fields left out
+        assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k not in SSSP_FIELDS}
+        assert tuple(json.loads(s)) == tuple(sorted(BFS_FIELD_ORDER))
+    else:  # every field, null when neutral
+        assert json.loads(s) == c.to_dict()
+        assert tuple(json.loads(s)) == tuple(sorted(FIELD_ORDER))
+    assert s == _canonical_json(c.to_dict())
     back = TraversalConfig.from_json(s)
     assert back.config_id == c.config_id and back.label == c.label
     assert all(type(getattr(back, n)) is type(getattr(c, n)) for n in FIELD_ORDER)
@@ -1197,6 +1544,13 @@ def test_from_json_rejects_wrong_json_types():
         TraversalConfig.from_json(json.dumps({**d, "frontier_limit": "2048"}))
     with pytest.raises(ValueError, match="TraversalConfig.warp_gathering"):
         TraversalConfig.from_json(json.dumps({**d, "warp_gathering": "32"}))
+    s = TraversalConfig(algorithm="sssp").to_dict()
+    with pytest.raises(ValueError, match="TraversalConfig.delta"):
+        TraversalConfig.from_json(json.dumps({**s, "delta": 1.0}))  # 1.0 is not the scale 1
+    with pytest.raises(ValueError, match="TraversalConfig.delta"):
+        TraversalConfig.from_json(json.dumps({**s, "delta": "0.25"}))
+    with pytest.raises(ValueError, match="TraversalConfig.algorithm"):
+        TraversalConfig.from_json(json.dumps({**s, "algorithm": "SSSP"}))
 
 
 def test_from_dict_unknown_key_named():
@@ -1232,6 +1586,54 @@ def test_previous_release_configs_load_with_new_ids():
     old_pp = json.loads(PREV_DEFAULT_JSON) | {"direction": "push_pull", "switch_rule": "alpha_beta", "alpha": 15,
                                               "beta": 18}
     assert TraversalConfig.from_dict(old_pp).hub_cache == "off"
+
+
+def test_sssp_json_round_trip():
+    """An SSSP config's canonical JSON holds every field (the SSSP ones included) and loads back to the same
+    config, the delta scale keeping its type (0.25 a float, the others ints)."""
+    assert len(SSSP_ALL) >= 1500
+    for c in SSSP_ALL:
+        s = c.to_json()
+        assert s == _canonical_json(c.to_dict()) and tuple(json.loads(s)) == tuple(sorted(FIELD_ORDER))
+        d = json.loads(s)
+        assert (d["algorithm"], d["sssp_method"], d["delta"]) == (c.algorithm, c.sssp_method, c.delta)
+        assert d["direction"] == "push" and d["duplicate_culling"] == "none"
+        back = TraversalConfig.from_json(s)
+        assert back == c and back.config_id == c.config_id == _canonical_id(c.to_dict()) and back.label == c.label
+        assert type(back.delta) is type(c.delta)
+        assert TraversalConfig.from_dict(c.to_dict()) == c
+    for dl in DELTAS:
+        c = TraversalConfig(algorithm="sssp", sssp_method="near_far", delta=dl)
+        assert f'"delta":{dl},' in c.to_json()  # 1, not 1.0
+        assert TraversalConfig.from_json(c.to_json()) == c
+    # a partial SSSP record takes the SSSP defaults
+    assert TraversalConfig.from_dict({"algorithm": "sssp"}) == TraversalConfig(
+        algorithm="sssp", sssp_method="delta_stepping", delta=1)
+    assert TraversalConfig.from_json('{"algorithm":"sssp","sssp_method":"bellman_ford"}').delta is None
+
+
+def test_schema1_dicts_load_as_bfs_with_same_id():
+    """Records written before SSSP existed (no algorithm / sssp_method / delta keys) load as BFS configs,
+    whose canonical JSON is the record's: the same config_id (the committed logs rely on it)."""
+    for kwargs, canonical, cid in PINNED:
+        assert not set(SSSP_FIELDS) & set(json.loads(canonical))
+        c = TraversalConfig.from_json(canonical)
+        assert (c.algorithm, c.sssp_method, c.delta) == ("bfs", None, None)
+        assert c == TraversalConfig(**kwargs) and c.to_json() == canonical and c.config_id == cid
+        # spelling the BFS fields out changes nothing
+        spelled = {**json.loads(canonical), "algorithm": "bfs", "sssp_method": None, "delta": None}
+        assert TraversalConfig.from_dict(spelled) == c and TraversalConfig.from_dict(spelled).config_id == cid
+        assert TraversalConfig.from_dict({**json.loads(canonical), "algorithm": "bfs"}).config_id == cid
+        # ... and an SSSP knob in a BFS record is rejected
+        with pytest.raises(ValueError, match=r"TraversalConfig\.sssp_method='bellman_ford' does not apply"):
+            TraversalConfig.from_dict({**json.loads(canonical), "sssp_method": "bellman_ford"})
+    # every sampled BFS config: its record without the SSSP keys gives it back, with the schema-1 id
+    for c in BFS_ALL:
+        old = {k: v for k, v in c.to_dict().items() if k not in SSSP_FIELDS}
+        back = TraversalConfig.from_dict(old)
+        assert back == c and back.config_id == c.config_id == _canonical_id(c.to_dict())
+        assert back.config_id == "c-" + hashlib.sha256(
+            json.dumps(old, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
 
 
 def test_from_json_rejects_non_object():

@@ -3,14 +3,21 @@ from __future__ import annotations
 
 import pytest
 
+import re
+
+import numpy as np
+
 from autotune._kernels import KERNEL_SOURCES, compile_with_nvrtc, kernel_dir, read_source
+from autotune.techniques import TECHNIQUES
+
+_UNITS = [(t, alg) for t in sorted(KERNEL_SOURCES) for alg in sorted(KERNEL_SOURCES[t].names)]
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("technique", sorted(KERNEL_SOURCES))
-def test_kernel_compiles(technique, arch):
-    size = compile_with_nvrtc(technique, arch)
-    assert size > 10_000
+@pytest.mark.parametrize("technique,algorithm", _UNITS)
+def test_kernel_compiles(technique, algorithm, arch):
+    size = compile_with_nvrtc(technique, arch, algorithm)
+    assert size > 10_000 if technique != "sssp" else size > 1_000
 
 
 def test_one_file_per_technique():
@@ -18,9 +25,78 @@ def test_one_file_per_technique():
     assert files == sorted(ks.filename for ks in KERNEL_SOURCES.values())
     for t in KERNEL_SOURCES:
         src = read_source(t)
-        assert any(h in src for h in ("bfs_common.cuh", "vertex_expand.cuh", "supports.cuh"))
+        assert any(h in src for h in ("traversal.cuh", "vertex_expand.cuh", "supports.cuh"))
         # every kernel file cites its paper
         assert "Busato" in src or "Hong" in src or "Liu & Huang" in src
+
+
+def _code(text: str) -> str:
+    """Source without comments."""
+    return re.sub(r"//[^\n]*", "", text)
+
+
+@pytest.mark.parametrize("name", sorted(TECHNIQUES))
+def test_technique_files_hold_no_algorithm_code(name):
+    """Advance x operator: a technique file reaches the per-vertex state only through its operator."""
+    src = _code(read_source(name))
+    for word in ("distances", "predecessors", "dist_pred", "atomicCAS", "atomicMin", "near_stamp", "BFSOp",
+                 "SSSPOp", "weights"):
+        assert word not in src, f"{name}: {word!r} is algorithm code"
+    for helper in ("vertex_expand.cuh", "supports.cuh", "heavy.cu", "single_block.cu", "persistent.cu"):
+        src = _code((kernel_dir() / helper).read_text())
+        for word in ("distances", "predecessors", "dist_pred", "near_stamp", "BFSOp", "SSSPOp"):
+            assert word not in src, f"{helper}: {word!r} is algorithm code"
+
+
+def test_every_technique_instantiated_for_every_operator():
+    for name, t in TECHNIQUES.items():
+        ks = KERNEL_SOURCES[name]
+        assert set(ks.names) == {"bfs", "sssp"}
+        assert any("SSSPOp" in n for n in ks.names["sssp"]) and any("BFSOp" in n for n in ks.names["bfs"])
+
+
+_CTYPES = {"int": "<i4", "unsigned": "<u4", "float": "<f4", "long long": "<i8", "u64": "<u8", "vid_t": "<i4"}
+
+
+def _c_struct_fields(name: str) -> list[tuple[str, str, int]]:
+    """(field, numpy type, count) of ``struct name`` in traversal.cuh, pointers as u64."""
+    text = _code((kernel_dir() / "traversal.cuh").read_text())
+    body = re.search(r"struct %s \{(.*?)\n\};" % name, text, re.S).group(1)
+    out = []
+    for decl in body.split(";"):
+        decl = " ".join(decl.split())
+        if not decl:
+            continue
+        m = re.match(r"(?:const )?(unsigned|int|float|long long|u64|vid_t|[A-Za-z_]+)(\*?) ?(\*?)(.*)", decl)
+        ctype, star1, star2, names = m.groups()
+        for item in names.split(","):
+            item = item.strip().lstrip("*").strip()
+            arr = re.match(r"([A-Za-z_0-9]+)(?:\[(.+)\])?", item)
+            fname, dim = arr.group(1), arr.group(2)
+            count = 1
+            if dim:
+                count = eval(dim.replace("AT_SQ_MAX_BINS", "16"))  # noqa: S307 - a constant from the header
+            pointer = bool(star1 or star2 or "*" in item)
+            out.append((fname, "<u8" if pointer else _CTYPES[ctype], count))
+    return out
+
+
+@pytest.mark.parametrize("struct", ["BFSState", "BFSParams", "BFSAux", "OpArgs", "SSSPState"])
+def test_python_mirrors_match_the_device_structs_field_by_field(struct):
+    from autotune._engine import DEVICE_STRUCTS
+
+    dtype = DEVICE_STRUCTS[struct]
+    c_fields = _c_struct_fields(struct)
+    py_fields = []
+    for fname in dtype.names:
+        base = dtype.fields[fname][0]
+        if base.subdtype is not None:
+            py_fields.append((fname, base.subdtype[0].str, int(np.prod(base.subdtype[1]))))
+        else:
+            py_fields.append((fname, base.str, 1))
+    # C declares dc_small, dc_middle, dc_large on one line: the parser splits them
+    assert [f for f, _, _ in c_fields] == [f for f, _, _ in py_fields]
+    assert c_fields == py_fields
 
 
 def test_broken_kernel_reports_nvrtc_log(monkeypatch):
@@ -35,10 +111,10 @@ def test_unknown_name_expression_is_an_error(monkeypatch):
     import autotune._kernels as k
 
     ks = k.KERNEL_SOURCES["binary_search"]
-    bad = k.KernelSource(ks.technique, ks.filename, ks.name_expressions + ("binary_search_missing<256>",))
+    bad = k.KernelSource(ks.technique, ks.filename, {"bfs": ks.names["bfs"] + ("binary_search_missing<256>",)})
     monkeypatch.setitem(k.KERNEL_SOURCES, "binary_search", bad)
     with pytest.raises(RuntimeError):
-        compile_with_nvrtc("binary_search", "sm_90")
+        compile_with_nvrtc("binary_search", "sm_90", "bfs")
 
 
 def test_wheel_ships_kernels(tmp_path):
@@ -55,7 +131,8 @@ def test_wheel_ships_kernels(tmp_path):
     names = zipfile.ZipFile(whl).namelist()
     for ks in KERNEL_SOURCES.values():
         assert f"autotune/kernels/{ks.filename}" in names
-    assert "autotune/kernels/bfs_common.cuh" in names
+    for header in ("traversal.cuh", "op_bfs.cuh", "op_sssp.cuh", "supports.cuh"):
+        assert f"autotune/kernels/{header}" in names
     # and an installed copy finds them: unpack and import from there
     dest = tmp_path / "site"
     zipfile.ZipFile(whl).extractall(dest)

@@ -1,20 +1,28 @@
-// bfs_common.cuh -- shared device code of every autotune BFS kernel.
+// traversal.cuh -- device code shared by every autotune kernel: the advance side of the
+// advance x operator split (Gunrock's model; DESIGN.md "Kernels: advance x operator").
+//
+// A load-balancing technique (vertex_mapped.cu, scan_mapped.cu, binary_search.cu, ...) decides which
+// thread handles which frontier edge: it is an *advance* template over an operator type `Op` and
+// holds no algorithm code. The operator (op_bfs.cuh: claim the unvisited neighbour and record its
+// parent; op_sssp.cuh: relax the weighted edge) decides what is done to each edge and whether the
+// neighbour joins the next frontier. Operators read and write their per-vertex state through one
+// `OpArgs` block (a device pointer every kernel receives); the advance side owns the frontier
+// queues, the counters, the path decision and the level close below.
 //
 // Data layout (DESIGN.md terms): CSR `row_offsets` (n_vertices + 1, int32) and `column_indices`
-// (n_edges, int32); `distances` (int32, -1 = unreached) and `predecessors` (int32, -1 = unreached,
-// source = itself). Pull levels read in-edges (`pull_offsets`, `pull_indices`): the CSR itself for
+// (n_edges, int32). Pull levels read in-edges (`pull_offsets`, `pull_indices`): the CSR itself for
 // undirected graphs, the transposed CSR (built once, lazily) for directed ones.
 //
 // Device-resident levels (no host round trip per level)
 // -----------------------------------------------------
-// The traversal state lives in device memory (BFSState): the level being expanded, a ring of three
-// packed frontier counters, hub counters, the direction of the last level and the edges explored
-// so far. Every level kernel reads the level from there, decides *on the device* which path runs it
-// (at_choose_path: single-block, multi-block push or multi-block pull; all blocks of all kernels
-// reach the same decision from the same state), exits at once if that path is not its own, and
-// the last block to finish a level (threadfence + atomic "last block done") advances the state.
-// The host therefore enqueues the same launches over and over with the same arguments and reads
-// the 64-byte state back once per batch of levels, only to learn whether to stop.
+// The traversal state lives in device memory (BFSState): the level (iteration) being expanded, a
+// ring of three packed frontier counters, hub counters, the direction of the last level and the
+// edges explored so far. Every level kernel reads the level from there, decides *on the device*
+// which path runs it (at_choose_path: single-block, multi-block push or multi-block pull; all blocks
+// of all kernels reach the same decision from the same state), exits at once if that path is not its
+// own, and the last block to finish a level (threadfence + atomic "last block done") advances the
+// state. The host therefore enqueues the same launches over and over with the same arguments and
+// reads the 64-byte state back once per batch of levels, only to learn whether to stop.
 //
 // Each frontier counter packs  (sum of out-degrees of the frontier's vertices) << 32 | (size).
 // Level L reads ctr[L % 3], appends into ctr[(L+1) % 3] with warp-aggregated 64-bit atomicAdd and
@@ -38,7 +46,7 @@
 typedef int vid_t;
 typedef unsigned long long u64;
 
-// 64 bytes; mirrored by autotune/engine.py (STATE_DTYPE).
+// 64 bytes; mirrored by autotune/_engine.py (STATE_DTYPE).
 struct BFSState {
     u64 ctr[3];            // packed frontier counters (ring)
     int hub_ctr[3];        // hub vertices (out-degree > hub_degree) appended to each frontier
@@ -49,7 +57,7 @@ struct BFSState {
     int pad[2];
 };
 
-// 48 bytes; mirrored by autotune/engine.py (PARAMS_DTYPE).
+// 56 bytes; mirrored by autotune/_engine.py (PARAMS_DTYPE).
 struct BFSParams {
     int n_vertices;
     int dir_mode;       // AT_DIR_*
@@ -61,8 +69,57 @@ struct BFSParams {
     int hub_degree;     // hub: out-degree > hub_degree
     int n_hubs;         // hubs in the graph
     int min_vw;         // BFS-4K K1 (multi-block dynamic virtual warps)
+    int trace_cap;      // entries of level_sizes / level_info (level_time: + 1); later levels are not traced
+    int pad;
     long long n_edges;
 };
+static_assert(sizeof(BFSParams) == 56, "BFSParams must match PARAMS_DTYPE in autotune/_engine.py");
+
+
+// Dynamic state of the bucketed SSSP methods (op_sssp.cuh, sssp.cu). 64 bytes; mirrored by
+// autotune/engine.py (SSSP_STATE_DTYPE).
+struct SSSPState {
+    unsigned threshold;    // near/far threshold: distance bits (float bits for float weights)
+    unsigned far_min;      // smallest live far-pile distance (bits), reduced by sssp_far_min
+    int far_count[2];      // entries of the two far piles
+    int far_cur;           // the far pile being appended to
+    int epoch;             // far-pile stamp of the current bucket
+    int r_count;           // delta_stepping: vertices of the bucket whose heavy edges are pending
+    int r_epoch;           // stamp of the current R list
+    int heavy_level;       // the level expanded with heavy edges only (-1: none)
+    unsigned done_blocks;  // "last block done" counter of the bucket kernels
+    int split;             // 1: sssp_far_split must refill the frontier (set by sssp_far_min)
+    unsigned next_threshold;  // the threshold sssp_far_split moves to
+    int action;            // set by sssp_bucket_check: 0 none, 1 sssp_r_move, 2 sssp_far_min (+ split)
+    int pad[3];
+};
+static_assert(sizeof(SSSPState) == 64, "SSSPState must match SSSP_STATE_DTYPE in autotune/_engine.py");
+
+#define AT_SSSP_BELLMAN_FORD 0
+#define AT_SSSP_DELTA_STEPPING 1
+#define AT_SSSP_NEAR_FAR 2
+
+// Per-vertex state of the operators, and their options. Built by the engine (OPARGS_DTYPE mirrors
+// it); every pointer an operator does not use is null. 104 bytes.
+struct OpArgs {
+    // BFS (op_bfs.cuh)
+    int* distances;        // hop distance, -1 = unreached
+    int* predecessors;     // BFS-tree parent, -1 = unreached, source = itself
+    // SSSP (op_sssp.cuh)
+    u64* dist_pred;        // (distance bits << 32) | predecessor; all ones = unreached
+    const unsigned* weights;  // one per edge: int32 or float32 bits (null: unit weights)
+    int* near_stamp;       // level whose frontier v was last appended to
+    int* far_stamp;        // far-pile epoch v was last appended in
+    int* r_stamp;          // R-list epoch v was last appended in (delta_stepping)
+    vid_t* far[2];         // the two far piles (n_vertices entries each)
+    vid_t* r_list;         // delta_stepping: R (n_vertices entries)
+    SSSPState* sst;
+    int weight_float;      // 1: weights are float32
+    int method;            // AT_SSSP_*
+    unsigned delta;        // bucket width: distance bits (float bits for float weights)
+    int capacity;          // entries of each far pile and of r_list (n_vertices)
+};
+static_assert(sizeof(OpArgs) == 104, "OpArgs must match OPARGS_DTYPE in autotune/_engine.py");
 
 #define AT_OFF 0x7fffffff  // a degree threshold that is never exceeded: the option is off
 #define AT_SQ_MAX_BINS 16
@@ -99,7 +156,7 @@ struct BFSAux {
     unsigned* barrier;   // persistent kernel: [0] arrivals, [1] generation
     int* work_ctr;       // dynamic workload distribution: next frontier index to hand out
 };
-static_assert(sizeof(BFSAux) == 248, "BFSAux must match AUX_DTYPE in autotune/engine.py");
+static_assert(sizeof(BFSAux) == 248, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
 
 // Where a level appends its next frontier.
 struct FrontierOut {
@@ -116,9 +173,9 @@ struct FrontierOut {
 
 #define AT_LEVEL_ARGS                                                                                  \
     const int* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,                    \
-    const int* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices, int* distances,     \
-    int* predecessors, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0, int* r1, BFSState* st,         \
-    const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time,            \
+    const int* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,                     \
+    const OpArgs* __restrict__ op, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0, int* r1,           \
+    BFSState* st, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time, \
     const BFSAux* __restrict__ aux
 
 __device__ __forceinline__ unsigned at_lane_id() { return threadIdx.x & 31u; }
@@ -254,27 +311,13 @@ __device__ __forceinline__ int at_dynamic_vw(int resident, int fsize, int min_vw
     return vw < min_vw ? min_vw : vw;
 }
 
-// Visited-status check + claim. Exactly one thread wins a vertex (atomicCAS on its distance), so
-// the next frontier never holds duplicates and the winner's parent is a valid BFS-tree edge.
-__device__ __forceinline__ bool at_try_claim(int* distances, vid_t v, int next_level) {
-    if (*((volatile int*)distances + v) != -1) return false;
-    return atomicCAS(distances + v, -1, next_level) == -1;
-}
-
-// at_try_claim behind the optional hash-table culling (aux->hash_cull; at_hash_init must have run).
-__device__ __forceinline__ bool at_try_claim_culled(int* distances, vid_t v, int next_level, const BFSAux* aux) {
-    if (*((volatile int*)distances + v) != -1) return false;
-    if (aux->hash_cull && at_hash_seen(v)) return false;
-    return atomicCAS(distances + v, -1, next_level) == -1;
-}
-
-// Claim `v` for level next_level from parent `u` (behind the optional culling); on a win record the
-// BFS-tree parent and read v's row start and out-degree, which the append needs.
-__device__ __forceinline__ bool at_claim_record(const int* __restrict__ row_offsets, int* distances,
-                                                int* predecessors, vid_t v, vid_t u, int next_level,
-                                                const BFSAux* aux, int& deg, int& rs) {
-    if (!at_try_claim_culled(distances, v, next_level, aux)) return false;
-    predecessors[v] = u;
+// The operator's visit of edge e = (u, v) from frontier level L (behind whatever culling the operator
+// does); when v joins the next frontier, read its row start and out-degree, which the append needs.
+template <class Op>
+__device__ __forceinline__ bool at_visit_edge(const OpArgs* __restrict__ op, const BFSAux* __restrict__ aux,
+                                              const int* __restrict__ row_offsets, vid_t u, vid_t v, int e, int L,
+                                              int& deg, int& rs) {
+    if (!Op::visit(op, aux, u, v, e, L)) return false;
     rs = __ldg(row_offsets + v);
     deg = __ldg(row_offsets + v + 1) - rs;
     return true;
@@ -322,14 +365,22 @@ __device__ __forceinline__ void at_aux_finish_level(const BFSAux* aux, int L) {
     if (aux->work_ctr != nullptr) *aux->work_ctr = 0;
 }
 
+// Trace of level L (one thread); levels past the trace capacity are not traced.
+__device__ __forceinline__ void at_trace_level(const BFSParams* prm, int L, int fsize, int info, int* level_sizes,
+                                               int* level_info, u64* level_time) {
+    if (L >= prm->trace_cap) return;
+    level_sizes[L] = fsize;
+    level_info[L] = info;
+    level_time[L + 1] = at_globaltimer();
+}
+
 // Close level L (one thread): trace, explored edges, direction, counters, then advance the level.
-__device__ __forceinline__ void at_finish_level(BFSState* st, const BFSAux* aux, int L, int fsize, int degsum,
+__device__ __forceinline__ void at_finish_level(BFSState* st, const BFSParams* prm, const BFSAux* aux, int L,
+                                                int fsize, int degsum,
                                                 int path, int vw, int* level_sizes, int* level_info,
                                                 u64* level_time) {
     at_aux_finish_level(aux, L);
-    level_sizes[L] = fsize;
-    level_info[L] = path | (vw << 8);
-    level_time[L + 1] = at_globaltimer();
+    at_trace_level(prm, L, fsize, path | (vw << 8), level_sizes, level_info, level_time);
     st->explored += degsum;
     st->dir = path == AT_PATH_PULL ? AT_PATH_PULL : AT_PATH_PUSH;
     st->ctr[(L + 2) % 3] = 0ull;
@@ -339,7 +390,8 @@ __device__ __forceinline__ void at_finish_level(BFSState* st, const BFSAux* aux,
 }
 
 // End of a multi-block level kernel: the last block to get here closes the level.
-__device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSAux* aux, int L, int fsize, int degsum,
+__device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSParams* prm, const BFSAux* aux, int L,
+                                                      int fsize, int degsum,
                                                       int path, int vw, int* level_sizes, int* level_info,
                                                       u64* level_time) {
     __syncthreads();
@@ -349,21 +401,20 @@ __device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSAux
         if (prev == gridDim.x - 1) {
             __threadfence();
             st->done_blocks = 0u;
-            at_finish_level(st, aux, L, fsize, degsum, path, vw, level_sizes, level_info, level_time);
+            at_finish_level(st, prm, aux, L, fsize, degsum, path, vw, level_sizes, level_info, level_time);
         }
     }
 }
 
-// Start a traversal from `source`: distances/predecessors must already be filled with -1.
-extern "C" __global__ void bfs_init(const int* __restrict__ row_offsets, int* distances, int* predecessors,
-                                    vid_t source, vid_t* frontier0, int* prefix0, int* row_start0, BFSState* st,
-                                    const BFSParams* __restrict__ prm, u64* level_time,
-                                    const BFSAux* __restrict__ aux) {
+// Start a traversal from `source`: the operator's per-vertex state must already be reset.
+template <class Op>
+__global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs* __restrict__ op, vid_t source,
+                               vid_t* frontier0, int* prefix0, int* row_start0, BFSState* st,
+                               const BFSParams* __restrict__ prm, u64* level_time, const BFSAux* __restrict__ aux) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         const int rs = row_offsets[source];
         const int deg = row_offsets[source + 1] - rs;
-        distances[source] = 0;
-        predecessors[source] = source;
+        Op::init_source(op, source);
         frontier0[0] = source;
         prefix0[0] = 0;
         row_start0[0] = rs;
@@ -396,3 +447,8 @@ extern "C" __global__ void bfs_init(const int* __restrict__ row_offsets, int* di
         }
     }
 }
+
+// The operators (they use the helpers above; the advance templates above and in the technique files
+// call them through their template parameter).
+#include "op_bfs.cuh"
+#include "op_sssp.cuh"

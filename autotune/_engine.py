@@ -1,0 +1,489 @@
+"""Generic machinery of the traversal engines: buffers every traversal needs, launch sequence,
+device-side level batching, state read-back, occupancy and the device-memory check.
+
+A traversal engine (:class:`autotune.engine.BFSEngine`, :class:`autotune.engine.SSSPEngine`) adds
+its operator's per-vertex state (the ``OpArgs`` block of ``kernels/traversal.cuh``), how it is reset
+before a traversal and how results are read; everything else is here and knows nothing of the
+algorithm: the push kernel comes from the technique registry (:mod:`autotune.techniques`),
+instantiated over the engine's operator.
+
+Host synchronisation left per level: none. The level being expanded, the frontier counters and the
+direction live in device memory (``BFSState``); every kernel decides on the device whether the
+current level is its own, and the last block to finish a level advances the state. The host enqueues
+the same launches with the same arguments in batches of iterations (2, 4, 8, ... up to
+:data:`MAX_BATCH`) and reads the 64-byte state back once per batch (one copy + stream sync) to learn
+whether the traversal is over. Launches past the last level exit after reading an empty frontier.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._backend import device_properties, require_gpu
+from ._kernels import get_kernel
+from .errors import DeviceMemoryError
+from .techniques import AuxContext, technique
+
+MAX_BATCH = 64
+FIRST_BATCH = 2
+
+#: Mirrors ``struct BFSState`` (kernels/traversal.cuh), 64 bytes.
+STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level", "<i4"), ("done_blocks", "<u4"),
+                        ("dir", "<i4"), ("explored", "<i8"), ("pad", "<i4", (2,))], align=True)
+#: Mirrors ``struct BFSParams`` (kernels/traversal.cuh), 56 bytes.
+PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
+                         ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
+                         ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("pad", "<i4"), ("n_edges", "<i8")],
+                        align=True)
+#: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 248 bytes: options and scratch buffers of
+#: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
+AT_SQ_MAX_BINS = 16
+AUX_DTYPE = np.dtype([
+    ("wg_degree", "<i4"), ("bg_degree", "<i4"), ("sq_degree", "<i4"), ("sq_base_log2", "<i4"), ("sq_bins", "<i4"),
+    ("defer_degree", "<i4"), ("work_chunk", "<i4"), ("push_finishes", "<i4"), ("hash_cull", "<i4"),
+    ("dc_small", "<i4"), ("dc_middle", "<i4"), ("dc_large", "<i4"), ("bs_dynamic_chunk", "<i4"),
+    ("n_hub_cache", "<i4"), ("heavy_off", "<i4", (AT_SQ_MAX_BINS + 2,)),
+    ("heavy", "<u8"), ("heavy_ctr", "<u8"), ("dc_queue", "<u8", (8,)), ("dc_ctr", "<u8"), ("coo_src", "<u8"),
+    ("hub_list", "<u8"), ("barrier", "<u8"), ("work_ctr", "<u8")], align=True)
+#: Mirrors ``struct OpArgs`` (kernels/traversal.cuh), 104 bytes: the operators' per-vertex state.
+OPARGS_DTYPE = np.dtype([
+    ("distances", "<u8"), ("predecessors", "<u8"), ("dist_pred", "<u8"), ("weights", "<u8"), ("near_stamp", "<u8"),
+    ("far_stamp", "<u8"), ("r_stamp", "<u8"), ("far", "<u8", (2,)), ("r_list", "<u8"), ("sst", "<u8"),
+    ("weight_float", "<i4"), ("method", "<i4"), ("delta", "<u4"), ("capacity", "<i4")], align=True)
+#: Mirrors ``struct SSSPState`` (kernels/traversal.cuh), 64 bytes.
+SSSP_STATE_DTYPE = np.dtype([
+    ("threshold", "<u4"), ("far_min", "<u4"), ("far_count", "<i4", (2,)), ("far_cur", "<i4"), ("epoch", "<i4"),
+    ("r_count", "<i4"), ("r_epoch", "<i4"), ("heavy_level", "<i4"), ("done_blocks", "<u4"), ("split", "<i4"),
+    ("next_threshold", "<u4"), ("action", "<i4"), ("pad", "<i4", (3,))], align=True)
+#: Every device struct the engine mirrors, by its C++ name (checked field by field against the
+#: kernel headers by the test-suite).
+DEVICE_STRUCTS = {"BFSState": STATE_DTYPE, "BFSParams": PARAMS_DTYPE, "BFSAux": AUX_DTYPE, "OpArgs": OPARGS_DTYPE,
+                  "SSSPState": SSSP_STATE_DTYPE}
+assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 56 and AUX_DTYPE.itemsize == 248
+assert OPARGS_DTYPE.itemsize == 104 and SSSP_STATE_DTYPE.itemsize == 64
+AT_OFF = np.iinfo(np.int32).max
+#: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
+HUB_CACHE_ENTRIES = 1024
+
+PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT = 0, 1, 2, 3
+_PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_block"),
+               PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent")}
+SB_THREADS = 1024
+SB_EDGE_FACTOR = 16
+#: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
+#: barrier once per level, one atomic each on one address, so fewer blocks make a cheaper level.
+PERSISTENT_BLOCKS_PER_SM: int | None = 1
+#: Threads per block of the SSSP bucket kernels (sssp.cu).
+BUCKET_BLOCK = 256
+
+
+@dataclass(frozen=True)
+class LevelTrace:
+    """One level (BFS) or iteration (SSSP) as it ran.
+
+    Attributes
+    ----------
+    level : int
+        Index of the frontier expanded (BFS: its depth; 0 = the source).
+    frontier_size : int
+        Vertices in the frontier of this level.
+    direction : str
+        ``"push"`` (top-down) or ``"pull"`` (bottom-up).
+    path : str
+        Which kernel ran the level: ``"multi_block"`` (a fully resident grid, one launch per level),
+        ``"single_block"`` or ``"persistent"`` (device-resident kernels iterating levels).
+    virtual_warp_size : int or None
+        Virtual warp size used (vertex_mapped; chosen on the device when ``dynamic``).
+    us : float or None
+        Device time of the level in microseconds (``%globaltimer`` read at the end of each level,
+        so levels run inside one launch are timed individually too).
+    """
+
+    level: int
+    frontier_size: int
+    direction: str
+    path: str
+    virtual_warp_size: int | None
+    us: float | None
+
+
+def _free_device_bytes() -> int:
+    import cupy
+
+    free, _total = cupy.cuda.runtime.memGetInfo()
+    return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+
+
+def check_device_memory(needed_bytes: int, what: str) -> None:
+    """Raise :class:`DeviceMemoryError` (bytes needed vs free) when *needed_bytes* do not fit."""
+    free = _free_device_bytes()
+    if needed_bytes > free:
+        raise DeviceMemoryError(what, needed_bytes, free)
+
+
+def carries_prefix(config) -> bool:
+    """True when the frontier buffers carry degree prefix-sums and row starts beside the vertices:
+    techniques that read them every level (``binary_search``), and the persistent kernel, which reads
+    its own levels' (so a level needs no dependent ``row_offsets`` load before its edges are known)."""
+    return technique(config.load_balance).frontier_prefix or config.small_frontier == "persistent"
+
+
+def common_bytes_needed(graph, config, trace_entries: int) -> int:
+    """Device bytes every traversal engine allocates for *graph* x *config*: the CSR upload when the
+    graph is still on the host, out-degrees, two frontier buffers (three int32 arrays each when they
+    carry prefix-sums), the per-level trace (*trace_entries* levels), the technique's own buffers
+    (registry), the heavy-vertex segments and the transposed CSR of pull levels on directed graphs."""
+    n, m = graph.n_vertices, graph.n_edges
+    need = 0
+    if not graph.on_device and "device" not in graph._cache:
+        need += graph.row_offsets.nbytes + graph.column_indices.nbytes
+    per_frontier = 3 if carries_prefix(config) else 1
+    need += 4 * n                          # out-degrees
+    need += 2 * per_frontier * 4 * n       # frontier in/out (+ prefix, row start)
+    need += 16 * (trace_entries + 1) + 512  # per-level trace (sizes, path/vw, timestamps), state, params, aux
+    need += technique(config.load_balance).extra_bytes(n, m, config)
+    if config.load_balance == "edge_mapped":
+        need += 8 * m                      # transient search keys of the COO build
+    if config.defer_outliers not in (None, "off") or config.supplementary_queues not in (None, "off"):
+        need += 4 * n                      # heavy-vertex segments (at most every vertex)
+    if config.direction == "push_pull" and graph.directed and "transpose" not in graph._cache:
+        need += 4 * (n + 1) + 4 * m        # in-edges (transposed CSR), kept
+        need += 12 * m                     # transient: row ids + sort order while transposing
+    return need
+
+
+class TraversalEngine:
+    """Device buffers, compiled kernels and launch sequence for one graph x config x operator.
+
+    Subclasses (one per traversal) set :attr:`algorithm`, allocate their operator state in
+    :meth:`_operator_state` (returning the host ``OpArgs`` block), reset it in :meth:`_reset`, may
+    add launches after the level kernels (:meth:`_extra_launches`), and read results. Build once,
+    traverse from many sources (this is what ``tune``, ``bench`` and ``sweep`` time).
+
+    Raises
+    ------
+    GPUUnavailableError
+        Without a usable NVIDIA GPU.
+    DeviceMemoryError
+        When the graph and the buffers do not fit in free device memory (bytes needed vs free),
+        checked before anything is allocated.
+    ValueError
+        When the graph has 2**31 or more edges (int32 edge offsets only in this release).
+    """
+
+    algorithm = "bfs"
+
+    def __init__(self, graph, config):
+        require_gpu(f"{self.algorithm.upper()} on the GPU")
+        import cupy
+        import cupyx
+
+        self.graph = graph
+        cfg = self.config = config
+        if cfg.algorithm != self.algorithm:
+            raise ValueError(f"{type(self).__name__} runs algorithm={self.algorithm!r}; the config has "
+                             f"algorithm={cfg.algorithm!r}")
+        if graph.n_edges > np.iinfo(np.int32).max:
+            raise ValueError(f"graph has {graph.n_edges:,} edges; this release indexes edges with int32 "
+                             f"(at most {np.iinfo(np.int32).max:,})")
+        n = self.n = graph.n_vertices
+        self.trace_cap = self._trace_entries(n)
+        check_device_memory(common_bytes_needed(graph, cfg, self.trace_cap) + self._operator_bytes(),
+                            f"{self.algorithm.upper()} on {graph.name!r} ({n:,} vertices, {graph.n_edges:,} edges)")
+        self.props = device_properties()
+        ro, ci = graph.device()
+        if ro.dtype != np.int32:
+            ro = ro.astype(np.int32)
+        self.row_offsets, self.column_indices = ro, ci
+        self.out_degrees = (ro[1:] - ro[:-1]).astype(np.int32)
+        tech = technique(cfg.load_balance)
+        with_prefix = tech.frontier_prefix
+        self.frontiers = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
+        if carries_prefix(cfg):
+            self.prefixes = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
+            self.row_starts = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
+        else:  # no kernel reads them; one int each keeps the kernel signature uniform
+            self.prefixes = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
+            self.row_starts = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
+        self.level_sizes = cupy.zeros(self.trace_cap, dtype=np.int32)
+        self.level_info = cupy.zeros(self.trace_cap, dtype=np.int32)
+        self.level_time = cupy.zeros(self.trace_cap + 1, dtype=np.uint64)
+        self.state = cupy.zeros(STATE_DTYPE.itemsize, dtype=np.uint8)
+        self._state_host = cupyx.empty_pinned((STATE_DTYPE.itemsize,), dtype=np.uint8)
+
+        # in-edges for pull levels
+        pull = cfg.direction == "push_pull"
+        if pull and graph.directed:
+            self.pull_offsets, self.pull_indices = transpose_csr(graph)
+        else:
+            self.pull_offsets, self.pull_indices = ro, ci
+
+        prm = np.zeros((), dtype=PARAMS_DTYPE)
+        prm["n_vertices"] = n
+        prm["n_edges"] = graph.n_edges
+        prm["trace_cap"] = self.trace_cap
+        prm["dir_mode"] = 0 if not pull else (1 if cfg.switch_rule == "alpha_beta" else 2)
+        prm["alpha"] = cfg.alpha or 1.0
+        prm["beta"] = cfg.beta or 1.0
+        prm["gamma"] = cfg.gamma or 0.0
+        prm["hub_degree"] = cfg.hub_degree if cfg.hub_degree is not None else np.iinfo(np.int32).max
+        prm["n_hubs"] = int((self.out_degrees > cfg.hub_degree).sum()) if cfg.hub_degree is not None else 0
+        prm["min_vw"] = cfg.min_virtual_warp_size or 1
+        self.small_frontier = cfg.small_frontier
+        if cfg.small_frontier != "none":
+            prm["sb_limit"] = cfg.frontier_limit
+            prm["sb_edge_limit"] = cfg.frontier_limit * SB_EDGE_FACTOR
+        self.params_host = prm
+        self.params = cupy.asarray(np.frombuffer(prm.tobytes(), dtype=np.uint8))
+
+        self.op_host = self._operator_state()
+        self.op_args = cupy.asarray(np.frombuffer(self.op_host.tobytes(), dtype=np.uint8))
+
+        alg = self.algorithm
+        b = cfg.block_size
+        wp = "true" if with_prefix else "false"
+        op = {"bfs": "BFSOp", "sssp": "SSSPOp"}[alg]
+        self._init = get_kernel(cfg.load_balance, f"traversal_init<{op}>", alg)
+        self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
+        if cfg.small_frontier == "single_block":
+            self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg), 1,
+                                   SB_THREADS))
+        elif cfg.small_frontier == "persistent":
+            k = get_kernel("persistent", f"persistent_levels<{b}, {wp}, {op}>", alg)
+            blocks = self._resident_blocks(k, b)
+            if PERSISTENT_BLOCKS_PER_SM:
+                blocks = min(blocks, self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)
+            self._launches.append((k, blocks, b))
+        push = get_kernel(cfg.load_balance, tech.kernel_name(cfg, alg), alg)
+        self.grid = self._resident_blocks(push, b)
+        self.resident_threads = self.grid * b
+        self._launches.append((push, self.grid, b))
+        self.aux_host, self._aux_buffers = self._build_aux(cfg)
+        self.aux = cupy.asarray(np.frombuffer(self.aux_host.tobytes(), dtype=np.uint8))
+        if not self.aux_host["push_finishes"]:  # deferred outliers / supplementary queues close the level
+            k = get_kernel("heavy", f"heavy_vertices<{b}, {op}>", alg)
+            self._launches.append((k, self._resident_blocks(k, b), b))
+        if pull:
+            k = get_kernel("pull", f"pull_level<{b}, {wp}, {op}>", alg)
+            self._launches.append((k, self._resident_blocks(k, b), b))
+        self._launches += self._extra_launches(wp)
+        self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.op_args,
+                      self.frontiers[0], self.frontiers[1], self.prefixes[0], self.prefixes[1],
+                      self.row_starts[0], self.row_starts[1], self.state, self.params,
+                      self.level_sizes, self.level_info, self.level_time, self.aux)
+
+    # ------------------------------------------------------------------ operator hooks
+    def _trace_entries(self, n: int) -> int:
+        """Levels the trace arrays hold (later levels run untraced)."""
+        return n + 2
+
+    def _operator_bytes(self) -> int:
+        """Device bytes of the operator's state (checked with the common buffers before allocation)."""
+        raise NotImplementedError
+
+    def _operator_state(self) -> np.void:
+        """Allocate the operator's device state; return the host ``OpArgs`` block pointing at it."""
+        raise NotImplementedError
+
+    def _reset(self, source: int) -> None:
+        """Reset the operator's device state before a traversal from *source*."""
+        raise NotImplementedError
+
+    def _extra_launches(self, wp: str) -> list:
+        """Launches enqueued after the level kernels of every iteration (none by default)."""
+        return []
+
+    def reached(self):
+        """Device boolean mask of the vertices reached by the last traversal."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ generic machinery
+    def _build_aux(self, cfg: TraversalConfig):
+        """The ``BFSAux`` block (host copy) and the device buffers it points to: the support strategies
+        and caches here, the technique's own state from its registry record."""
+        import cupy
+
+        aux = np.zeros((), dtype=AUX_DTYPE)
+        bufs: dict[str, object] = {}
+        deg = self.out_degrees
+        max_deg = int(deg.max()) if self.n else 0
+        b = cfg.block_size
+
+        def ptr(name, arr):
+            bufs[name] = arr
+            return arr.data.ptr
+
+        def threshold(value, *, named: dict) -> int:
+            if value in (None, "off"):
+                return AT_OFF
+            return int(named.get(value, value))
+
+        device_threads = self.props["sm_count"] * self.props["max_threads_per_sm"]
+        aux["wg_degree"] = threshold(cfg.warp_gathering, named={})
+        aux["bg_degree"] = threshold(cfg.block_gathering, named={"block_size": b})
+        aux["sq_degree"] = sq = threshold(cfg.supplementary_queues, named={"half_resident": device_threads // 2})
+        aux["defer_degree"] = defer = threshold(cfg.defer_outliers, named={})
+        # heavy-vertex segments: 0 = deferred outliers, 1.. = supplementary-queue bins
+        seg_sizes = [0] * (AT_SQ_MAX_BINS + 1)
+        if sq != AT_OFF and max_deg > sq:
+            base = int(np.floor(np.log2(sq)))
+            bins = min(AT_SQ_MAX_BINS, int(np.floor(np.log2(max_deg))) - base + 1)
+            aux["sq_base_log2"], aux["sq_bins"] = base, bins
+            lg = cupy.floor(cupy.log2(cupy.maximum(deg, 1).astype(np.float64))).astype(np.int32)
+            idx = cupy.clip(lg - base, 0, bins - 1)
+            counts = cupy.bincount(idx[deg > sq], minlength=bins).get()
+            seg_sizes[1:bins + 1] = [int(c) for c in counts]
+        else:
+            aux["sq_degree"] = sq = AT_OFF
+        if defer != AT_OFF:
+            seg_sizes[0] = int((deg > defer).sum())
+        offsets = np.concatenate([[0], np.cumsum(seg_sizes)]).astype(np.int32)
+        aux["heavy_off"][: len(offsets)] = offsets
+        aux["heavy_off"][len(offsets):] = offsets[-1]
+        heavy_on = offsets[-1] > 0
+        aux["push_finishes"] = 0 if heavy_on else 1
+        if heavy_on:
+            aux["heavy"] = ptr("heavy", cupy.empty(int(offsets[-1]), dtype=np.int32))
+            aux["heavy_ctr"] = ptr("heavy_ctr", cupy.zeros(AT_SQ_MAX_BINS + 1, dtype=np.int32))
+        if cfg.work_chunk not in (None, "static"):
+            aux["work_chunk"] = int(cfg.work_chunk)
+            aux["work_ctr"] = ptr("work_ctr", cupy.zeros(1, dtype=np.int32))
+        aux["hash_cull"] = 1 if cfg.duplicate_culling == "hash" else 0
+        aux["dc_small"] = aux["dc_middle"] = aux["dc_large"] = AT_OFF
+        technique(cfg.load_balance).build_aux(AuxContext(cfg, aux, deg, self.row_offsets, self.n, self.graph.n_edges, ptr))
+        if cfg.hub_cache == "on":
+            k = min(HUB_CACHE_ENTRIES, self.n)
+            hubs = cupy.argsort(-deg)[:k].astype(np.int32)
+            aux["n_hub_cache"] = k
+            aux["hub_list"] = ptr("hub_list", hubs)
+        if cfg.small_frontier == "persistent":
+            aux["barrier"] = ptr("barrier", cupy.zeros(2, dtype=np.uint32))
+        return aux, bufs
+
+    def _resident_blocks(self, kernel, block: int) -> int:
+        """Blocks of *kernel* that fit on the GPU at once: SMs x the driver's occupancy for *block*
+        threads (the grid of every level kernel, and the largest cooperative launch)."""
+        sm = self.props["sm_count"]
+        func = getattr(kernel, "kernel", kernel)  # cupy.RawKernel wraps a cupy.cuda.function.Function
+        try:
+            import cupy
+
+            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(func.ptr, block, 0)
+        except Exception:  # no occupancy API: bound by threads, registers and shared memory
+            per_sm = self.props["max_threads_per_sm"] // block
+            regs = int(getattr(kernel, "num_regs", 0) or 0)
+            if regs:
+                per_sm = min(per_sm, 65536 // (regs * block))
+            smem = int(getattr(kernel, "shared_size_bytes", 0) or 0)
+            if smem:
+                per_sm = min(per_sm, (228 * 1024) // (smem + 1024))
+        return int(sm * max(1, per_sm))
+
+    def read_state(self) -> np.void:
+        """The device traversal state (``STATE_DTYPE``), copied to the host (synchronizes the stream)."""
+        import cupy
+
+        stream = cupy.cuda.get_current_stream()
+        cupy.cuda.runtime.memcpyAsync(self._state_host.ctypes.data, self.state.data.ptr, STATE_DTYPE.itemsize,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+        return np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
+
+    def traverse(self, source: int) -> int:
+        """Run one traversal from internal vertex *source*, leaving results in the device buffers.
+
+        Parameters
+        ----------
+        source : int
+            Internal vertex id in ``[0, n_vertices)``.
+
+        Returns
+        -------
+        int
+            Number of levels (iterations) expanded.
+
+        Raises
+        ------
+        VertexError
+            (a ``ValueError``) When *source* is not a vertex.
+        """
+        if not 0 <= int(source) < self.n:
+            from .errors import VertexError
+
+            raise VertexError(f"source {source} is not a vertex (graph has {self.n:,} vertices)")
+        self._reset(int(source))
+        self._init((1,), (32,), (self.row_offsets, self.op_args, np.int32(source), self.frontiers[0],
+                                 self.prefixes[0], self.row_starts[0], self.state, self.params, self.level_time,
+                                 self.aux))
+        args, launches = self._args, self._launches
+        batch = FIRST_BATCH
+        while True:
+            for _ in range(batch):
+                for kernel, grid, block in launches:
+                    kernel((grid,), (block,), args)
+            st = self.read_state()  # the one host round trip of this batch
+            level = int(st["level"])
+            if int(st["ctr"][level % 3]) & 0xFFFFFFFF == 0:
+                self.last_state = st
+                return level
+            batch = min(batch * 2, MAX_BATCH)
+
+    def edges_traversed(self) -> int:
+        """Sum of out-degrees of the vertices reached by the last traversal (on the device)."""
+        import cupy
+
+        return int(cupy.sum(cupy.where(self.reached(), self.out_degrees, 0), dtype=np.int64))
+
+    def level_trace(self, n_levels: int) -> list[LevelTrace]:
+        """Per-level trace of the last traversal (*n_levels* as returned by :meth:`traverse`; levels
+        past the trace capacity are left out)."""
+        n_levels = min(n_levels, self.trace_cap)
+        sizes = self.level_sizes[:n_levels].get()
+        info = self.level_info[:n_levels].get()
+        times = self.level_time[: n_levels + 1].get().astype(np.int64)
+        out = []
+        for L in range(n_levels):
+            path = int(info[L]) & 0xFF
+            vw = int(info[L]) >> 8
+            direction, where = _PATH_NAMES.get(path, ("?", "?"))
+            out.append(LevelTrace(L, int(sizes[L]), direction, where, vw or None, (times[L + 1] - times[L]) / 1e3))
+        return out
+
+    def timed_traverse(self, source: int) -> tuple[int, float]:
+        """:meth:`traverse` between two CUDA events; returns (levels, elapsed ms)."""
+        import cupy
+
+        stream = cupy.cuda.get_current_stream()
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record(stream)
+        n_levels = self.traverse(source)
+        end.record(stream)
+        end.synchronize()
+        return n_levels, float(cupy.cuda.get_elapsed_time(start, end))
+
+
+def transpose_csr(graph: CSRGraph):
+    """In-edges of a directed graph as ``(in_offsets, in_indices)`` CuPy int32 arrays, built once.
+
+    ``in_indices[in_offsets[v]:in_offsets[v+1]]`` are the sources of the edges into ``v``. Built on
+    the device with a stable sort by destination and cached on the graph (``graph._cache``).
+    """
+    if "transpose" in graph._cache:
+        return graph._cache["transpose"]
+    import cupy
+
+    ro, ci = graph.device()
+    n = graph.n_vertices
+    # source vertex of every edge, then a stable sort of the edges by destination
+    rows = (cupy.searchsorted(ro, cupy.arange(graph.n_edges, dtype=ro.dtype), side="right") - 1).astype(np.int32)
+    order = cupy.argsort(ci, kind="stable")
+    in_indices = rows[order].astype(np.int32)
+    del rows, order
+    counts = cupy.bincount(ci, minlength=n)
+    in_offsets = cupy.zeros(n + 1, dtype=np.int32)
+    in_offsets[1:] = cupy.cumsum(counts).astype(np.int32)
+    graph._cache["transpose"] = (in_offsets, in_indices)
+    return graph._cache["transpose"]
+
+
