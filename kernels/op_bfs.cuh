@@ -28,12 +28,21 @@ struct BFSOp {
         return true;
     }
 
-    // The latency-bound drivers' visit (single-block, persistent): one atomicCAS round trip, no
-    // separate status load first (most of their neighbours are unvisited).
-    __device__ __forceinline__ static bool visit_direct(const OpArgs* __restrict__ op, vid_t u, vid_t v, int /*e*/,
-                                                        int L) {
-        if (atomicCAS(op->distances + v, -1, L + 1) != -1) return false;
-        op->predecessors[v] = u;
+    // The latency-bound drivers (single-block, persistent) keep the operator's pointers in registers
+    // (Ctx, loaded once per kernel) so no claim waits on a load of the OpArgs block first.
+    struct Ctx {
+        int* distances;
+        int* predecessors;
+    };
+    __device__ __forceinline__ static Ctx context(const OpArgs* __restrict__ op) {
+        return Ctx{op->distances, op->predecessors};
+    }
+
+    // Their visit: one atomicCAS round trip, no separate status load first (most of their
+    // neighbours are unvisited).
+    __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, int /*e*/, int L) {
+        if (atomicCAS(c.distances + v, -1, L + 1) != -1) return false;
+        c.predecessors[v] = u;
         return true;
     }
 

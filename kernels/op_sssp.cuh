@@ -91,9 +91,13 @@ struct SSSPOp {
         return relax(op, u, v, w, L);
     }
 
-    __device__ __forceinline__ static bool visit_direct(const OpArgs* __restrict__ op, vid_t u, vid_t v, int e,
-                                                        int L) {
-        return visit(op, nullptr, u, v, e, L);
+    struct Ctx {
+        const OpArgs* op;
+    };
+    __device__ __forceinline__ static Ctx context(const OpArgs* __restrict__ op) { return Ctx{op}; }
+
+    __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, int e, int L) {
+        return visit(c.op, nullptr, u, v, e, L);
     }
 
     // u was appended to frontier L (if it has since been appended to L + 1 too, its remaining edges

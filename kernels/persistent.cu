@@ -112,6 +112,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     }
     __syncthreads();
     if (s_path != AT_PATH_SINGLE_BLOCK) return;  // every block reads the same state: uniform
+    const typename Op::Ctx octx = Op::context(op);
     int L = s_L, fsize = s_fsize, degsum = s_degsum;
     long long explored = s_explored;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
@@ -175,7 +176,7 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                     // loads are wasted on visited neighbours, but they cost no latency).
                     const int rs_v = __ldg(row_offsets + v);
                     const int re_v = __ldg(row_offsets + v + 1);
-                    claim = Op::visit_direct(op, su, v, edge, L);  // BFS: one round trip, no pre-check
+                    claim = Op::visit_direct(octx, su, v, edge, L);  // BFS: one round trip, no pre-check
                     if (claim) {
                         rs = rs_v;
                         vdeg = re_v - rs_v;

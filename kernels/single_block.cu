@@ -58,7 +58,7 @@ __device__ __forceinline__ int at_sb_last_le(const int* a, int n, int key) {
 }
 
 template <bool WITH_PREFIX, class Op>
-__global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_ARGS) {
+__global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL_ARGS) {
     __shared__ int s_prefix[AT_SB_THREADS];  // exclusive degree prefix of this round's vertices
     __shared__ int s_beg[AT_SB_THREADS];     // their row starts
     __shared__ vid_t s_u[AT_SB_THREADS];     // their ids
@@ -81,6 +81,7 @@ __global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_AR
     }
     __syncthreads();
     if (s_path != AT_PATH_SINGLE_BLOCK) return;  // uniform: nothing written
+    const typename Op::Ctx octx = Op::context(op);
     bool first = true;
     while (true) {
         const int L = s_L, fsize = s_fsize;
@@ -141,7 +142,7 @@ __global__ void __launch_bounds__(AT_SB_THREADS) single_block_levels(AT_LEVEL_AR
                     const int j = at_sb_last_le(s_prefix, nv, e);
                     const int edge = s_beg[j] + (e - s_prefix[j]);
                     v = column_indices[edge];
-                    claim = Op::visit_direct(op, s_u[j], v, edge, L);
+                    claim = Op::visit_direct(octx, s_u[j], v, edge, L);
                 }
                 const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
                 if (ballot != 0u) {
