@@ -20,6 +20,13 @@ distribution — with seeded log-normal noise:
 So the winner moves across feature space the way the papers describe (binary search on skewed
 graphs, small virtual warps on sparse regular ones, wide warps on dense regular ones), which is
 all the tests and the notebook need.
+
+SSSP records (``algorithm="sssp"``) add weight statistics to the features (integers uniform in
+[1, 255] as GAP draws them, or a float range) and multiply the technique's cost by a method term
+(:func:`synthetic_sssp_factor`): Bellman-Ford re-relaxes more as the weights spread; Delta-stepping
+and near-far run about ``depth x mean degree / (32 x scale)`` bucket phases (delta = scale x
+delta_0, delta_0 = 32 x mean weight / mean degree) and redo more work as the scale grows, so
+deep graphs favour wide buckets and shallow dense ones narrow buckets.
 """
 from __future__ import annotations
 
@@ -110,19 +117,57 @@ def synthetic_time_ms(features: dict, config: dict) -> float:
     return levels * level_us / 1e3 + edges / (25e9 * eff) * 1e3
 
 
-def _fingerprint(i: int, seed: int) -> str:
-    return "sha256:" + hashlib.sha256(f"synthetic-{seed}-{i}".encode()).hexdigest()
+def synthetic_weight_features(rng: np.random.Generator) -> dict:
+    """Weight statistics (:data:`autotune.features.WEIGHT_FEATURE_NAMES`) of a made-up weighted
+    graph: integers uniform in [1, 255] (GAP's distribution) two times in three, else floats
+    uniform in [lo, hi]."""
+    if rng.random() < 2 / 3:
+        return {"weighted": True, "weight_integer": True, "weight_mean": 128.0, "weight_std": 73.6,
+                "weight_max": 255.0, "weight_min": 1.0}
+    lo = float(rng.uniform(0.01, 1.0))
+    hi = lo * float(10 ** rng.uniform(0.3, 3))
+    return {"weighted": True, "weight_integer": False, "weight_mean": (lo + hi) / 2,
+            "weight_std": (hi - lo) / math.sqrt(12), "weight_max": hi, "weight_min": lo}
+
+
+def synthetic_sssp_factor(features: dict, config: dict) -> float:
+    """Cost multiplier (>= 1, SYNTHETIC) of an SSSP method over the same technique's BFS time."""
+    levels = max(1.0, features["eccentricity_mean"] + 1)
+    mean_deg = max(features["degree_mean"], 1.0)
+    cv = features.get("weight_std", 0.0) / max(features.get("weight_mean", 1.0), 1e-12)
+    method = config.get("sssp_method")
+    if method == "bellman_ford":
+        work = 1.0 + 1.5 * cv * math.log2(1.0 + mean_deg)     # re-relaxations
+        phases = 1.0 + 0.5 * cv
+        return work * (0.6 + 0.4 * phases)
+    scale = float(config.get("delta") or 1)
+    buckets = levels * mean_deg / (32.0 * scale)
+    phase_ratio = max(1.0, buckets / levels)                  # extra synchronised phases
+    work = 1.0 + 0.25 * cv * math.log2(1.0 + scale)           # wider buckets: more re-relaxations
+    phase_cost = 0.8 if method == "near_far" else 1.0          # two piles, no bucket array
+    return work * (0.5 + 0.5 * phase_ratio * phase_cost) + 0.1
+
+
+def _fingerprint(i: int, seed: int, algorithm: str = "bfs") -> str:
+    # a weighted graph is another graph: its own fingerprint (BFS ones unchanged)
+    text = f"synthetic-{seed}-{i}" if algorithm == "bfs" else f"synthetic-{algorithm}-{seed}-{i}"
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def synthetic_records(n_graphs: int = 40, configs="portfolio", *, n_sources: int = 8, seed: int = 0,
-                      noise: float = 0.02) -> list:
+                      noise: float = 0.02, algorithm: str = "bfs") -> list:
     """SYNTHETIC :class:`~autotune.logs.LogRecord` s: every config on *n_graphs* made-up graphs.
 
     Parameters
     ----------
     n_graphs : int
         Graphs, cycling through the five families.
-    configs : {'portfolio', 'grid'} or sequence of TraversalConfig
+    configs : {'portfolio', 'grid', 'train'} or sequence of TraversalConfig
+        A named set is taken for *algorithm*.
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
+        ``sssp``: weighted graphs (weight statistics in the features, ``graph.weights`` logged)
+        timed by the technique's cost times :func:`synthetic_sssp_factor`. The BFS records are the
+        same as before SSSP existed (same features and times for the same seed).
     n_sources : int
         Times per record.
     seed : int
@@ -133,27 +178,37 @@ def synthetic_records(n_graphs: int = 40, configs="portfolio", *, n_sources: int
     Returns
     -------
     list of LogRecord
-        Device :data:`SYNTHETIC_DEVICE`, origin command ``synthetic``.
+        Device :data:`SYNTHETIC_DEVICE`, origin command ``synthetic``, log schema 2.
     """
     from . import __version__
-    from .logs import LogRecord
+    from .logs import SCHEMA_VERSION, LogRecord
     from .sweep import resolve_configs
 
-    cfgs = resolve_configs(configs)
+    cfgs = resolve_configs(configs, algorithm)
     rng = np.random.default_rng(seed)
+    wrng = np.random.default_rng([seed, 1])  # weights drawn apart: BFS features stay as they were
     out = []
     for i in range(n_graphs):
         fam = _FAMILIES[i % len(_FAMILIES)]
         feats = synthetic_features(rng, fam)
-        fp = _fingerprint(i, seed)
+        weights = None
+        if algorithm == "sssp":
+            feats.update(synthetic_weight_features(wrng))
+            weights = "int:1:255" if feats["weight_integer"] else \
+                f"float:{feats['weight_min']:.6g}:{feats['weight_max']:.6g}"
+        fp = _fingerprint(i, seed, algorithm)
         for cfg in cfgs:
-            base = synthetic_time_ms(feats, cfg.to_dict())
+            c = cfg.to_dict()
+            base = synthetic_time_ms(feats, c)
+            if c.get("algorithm") == "sssp":
+                base *= synthetic_sssp_factor(feats, c)
             times = [float(base * math.exp(noise * z)) for z in rng.standard_normal(n_sources)]
             med = float(np.median(times))
             out.append(LogRecord.from_dict({
-                "schema": 1, "time": "2000-01-01T00:00:00Z", "device": dict(SYNTHETIC_DEVICE),
+                "schema": SCHEMA_VERSION, "algorithm": cfg.algorithm, "time": "2000-01-01T00:00:00Z",
+                "device": dict(SYNTHETIC_DEVICE),
                 "graph": {"name": f"synthetic-{fam}-{i}", "fingerprint": fp, "spec": f"synthetic:{fam}:{i}",
-                          "features": feats},
+                          "weights": weights, "features": feats},
                 "config": cfg.to_dict(), "config_id": cfg.config_id,
                 "measure": {"n_sources": n_sources, "seed": seed, "times_ms": times, "median_ms": med,
                             "gteps": feats["n_edges"] / (med * 1e-3) / 1e9, "depth_mean": feats["eccentricity_mean"],
@@ -165,7 +220,7 @@ def synthetic_records(n_graphs: int = 40, configs="portfolio", *, n_sources: int
 
 
 def write_synthetic_log(path, n_graphs: int = 40, configs="portfolio", *, n_sources: int = 8, seed: int = 0,
-                        noise: float = 0.02) -> Path:
+                        noise: float = 0.02, algorithm: str = "bfs") -> Path:
     """Write :func:`synthetic_records` to a JSONL file (overwritten) and return its path."""
     from .logs import LogWriter
 
@@ -173,6 +228,7 @@ def write_synthetic_log(path, n_graphs: int = 40, configs="portfolio", *, n_sour
     if path.exists():
         path.unlink()
     with LogWriter(path, fsync=False) as w:
-        for r in synthetic_records(n_graphs, configs, n_sources=n_sources, seed=seed, noise=noise):
+        for r in synthetic_records(n_graphs, configs, n_sources=n_sources, seed=seed, noise=noise,
+                                   algorithm=algorithm):
             w.write(r)
     return path

@@ -6,6 +6,8 @@ file name is accepted (``autotune.load_graph``, the CLI, the benchmark log's ``g
     kron:scale=22,edge_factor=16      Graph500 Kronecker graph, 2**22 vertices
     uniform:scale=20,avg_degree=8     uniform random (Erdős–Rényi G(n, m)) graph
     grid:rows=1000,cols=1000,drop=0.1 2-D grid with 10 % of its edges removed (road-like)
+    kron:scale=10,edge_factor=16,weights=int:1:255   the same with seeded integer weights (GAP's)
+    grid:rows=512,cols=512,weights=float:0.5:2.0     ... or float32 weights uniform in [0.5, 2.0]
 
 Every generator is vectorised (one pass per Kronecker bit level, never one per edge), seeded, and
 builds its graph through :func:`autotune.graph.from_edges`. It runs with CuPy on the GPU when one is
@@ -13,6 +15,14 @@ present (or when ``xp=cupy``), else with NumPy. A seed fixes the graph for a giv
 (``numpy.random.default_rng``) and CuPy (``cupy.random.RandomState``) draw different streams, so
 the same spec gives different (statistically equivalent) graphs on the host and on the GPU; the
 graph's ``fingerprint`` tells them apart.
+
+Weights (``weights="int:1:255"`` or ``"float:LO:HI"``, any generator) are a seeded hash of each edge
+(:func:`edge_weights`): a function of the generator's ``seed`` and the edge's endpoints only, in
+exact integer / IEEE arithmetic, so the same graph gets bit-identical weights on the host and on
+the GPU. The corpus generators (``rmat``, ``geometric``, ``powerlaw``, ``smallworld``, ``cliques``,
+``bipartite``) build the same graph on both, hence the same weighted graph; ``kron``, ``uniform``
+and ``grid`` with ``drop > 0`` draw their edges per backend, so their weighted graphs differ
+between host and GPU exactly as their edges do (a ``grid`` without ``drop`` is the same on both).
 """
 from __future__ import annotations
 
@@ -23,11 +33,12 @@ from typing import Callable
 
 import numpy as np
 
-from ._backend import gpu_available
-from .errors import EmptyGraphError, GraphFormatError
-from .graph import INT32_MAX, CSRGraph, _with_direction, from_edges
+from ._backend import gpu_available, xp_of
+from .errors import EmptyGraphError, GeneratorSpecError, GraphFormatError
+from ._csr import INT32_MAX, CSRGraph, _with_direction, edge_rows, from_edges
 
-__all__ = ["kronecker", "uniform_random", "grid", "parse_spec", "generate", "available_generators", "MAX_SCALE"]
+__all__ = ["kronecker", "uniform_random", "grid", "parse_spec", "generate", "available_generators", "MAX_SCALE",
+           "parse_weight_spec", "edge_weights", "WeightDistribution", "GAP_WEIGHTS"]
 
 #: Largest Kronecker / uniform ``scale``: vertex ids are int32, so at most 2**30 vertices.
 MAX_SCALE = 30
@@ -50,26 +61,179 @@ def _resolve_xp(xp):
 
 def _check_int(name: str, value, lo: int, hi: int | None = None) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise GeneratorSpecError(f"{name} must be an integer, got {value!r}")
     value = int(value)
     if value < lo or (hi is not None and value > hi):
         bound = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be {bound}, got {value}")
+        raise GeneratorSpecError(f"{name} must be {bound}, got {value}")
     return value
 
 
 def _check_float(name: str, value, lo: float, hi: float, *, lo_open: bool = False) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+        raise GeneratorSpecError(f"{name} must be a number, got {value!r}")
     value = float(value)
     if not (lo < value if lo_open else lo <= value) or not value <= hi:
-        raise ValueError(f"{name} must be in {'(' if lo_open else '['}{lo}, {hi}], got {value!r}")
+        raise GeneratorSpecError(f"{name} must be in {'(' if lo_open else '['}{lo}, {hi}], got {value!r}")
     return value
+
+
+# ------------------------------------------------------------------------------- weights
+#: The weight distribution ``weights="int"`` stands for: GAP's integers uniform in [1, 255].
+GAP_WEIGHTS = "int:1:255"
+_FLOAT32_TINY = float(np.finfo(np.float32).tiny)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_WEIGHT_SALT = 0x5745494748545321  # "WEIGHTS!": keeps the weight hash apart from the structure's streams
+_M64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class WeightDistribution:
+    """A seeded edge-weight distribution: ``kind`` ``"int"`` (uniform integers in [lo, hi]) or
+    ``"float"`` (uniform reals in [lo, hi], stored as float32). ``spec`` is its canonical text."""
+
+    kind: str
+    lo: float
+    hi: float
+
+    @property
+    def spec(self) -> str:
+        """Canonical text, e.g. ``"int:1:255"`` or ``"float:0.5:2"``."""
+        return f"{self.kind}:{_format_value(self.lo)}:{_format_value(self.hi)}"
+
+
+def parse_weight_spec(text, *, spec: str | None = None) -> WeightDistribution | None:
+    """Parse a weight distribution: ``"int:LO:HI"``, ``"float:LO:HI"`` or ``"int"`` (= ``int:1:255``).
+
+    Parameters
+    ----------
+    text : str or WeightDistribution or None
+        ``int:LO:HI``: integers uniform in [LO, HI], ``1 <= LO <= HI <= 2**31 - 1`` (GAP's
+        convention is ``int:1:255``); ``float:LO:HI``: reals uniform in [LO, HI] stored as float32,
+        ``0 < LO <= HI``, both finite and within float32's normal range. None means unweighted.
+    spec : str, optional
+        The generator spec the text came from, named in errors.
+
+    Returns
+    -------
+    WeightDistribution or None
+
+    Raises
+    ------
+    GeneratorSpecError
+        Naming the field (``parameter 'weights'``), the text and, when given, the spec.
+    """
+    if text is None or isinstance(text, WeightDistribution):
+        return text
+    where = (f"generator spec {spec!r}: " if spec else "") + "parameter 'weights'"
+    form = "expected 'int:LO:HI' or 'float:LO:HI' (e.g. 'int:1:255', 'float:0.5:2.0') or 'int'"
+    if not isinstance(text, str):
+        raise GeneratorSpecError(f"{where} must be a weight distribution string, got {text!r}; {form}")
+    t = text.strip().lower()
+    if t == "int":
+        t = GAP_WEIGHTS
+    parts = t.split(":")
+    if len(parts) != 3 or parts[0] not in ("int", "float"):
+        raise GeneratorSpecError(f"{where}: unknown weight distribution {text!r}; {form}")
+    kind = parts[0]
+    try:
+        if kind == "int":
+            lo, hi = int(parts[1]), int(parts[2])
+        else:
+            lo, hi = float(parts[1]), float(parts[2])
+    except ValueError:
+        raise GeneratorSpecError(f"{where}: bounds of {text!r} must be {'integers' if kind == 'int' else 'numbers'}; "
+                                 f"{form}") from None
+    if kind == "int":
+        if not 1 <= lo <= hi <= INT32_MAX:
+            raise GeneratorSpecError(f"{where}: {text!r} needs 1 <= LO <= HI <= {INT32_MAX} (weights are positive "
+                                     "int32)")
+    elif not (np.isfinite(lo) and np.isfinite(hi) and _FLOAT32_TINY <= lo <= hi <= _FLOAT32_MAX):
+        raise GeneratorSpecError(f"{where}: {text!r} needs 0 < LO <= HI, finite and within float32's normal range "
+                                 f"[{_FLOAT32_TINY:.4g}, {_FLOAT32_MAX:.4g}] (weights are positive float32)")
+    return WeightDistribution(kind, lo, hi)
+
+
+def _weights_text(dist: WeightDistribution | None) -> str | None:
+    return None if dist is None else dist.spec
+
+
+def _mix64(x, xp):
+    """SplitMix64's output function on a uint64 array (wrapping arithmetic, NumPy and CuPy alike)."""
+    x = x ^ (x >> np.uint64(30))
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+def _mix64_int(x: int) -> int:
+    x &= _M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _M64
+    return x ^ (x >> 31)
+
+
+def edge_weights(graph: CSRGraph, dist, seed: int = 0):
+    """Seeded weights for the stored edges of *graph*, drawn from *dist* (no Python loop per edge).
+
+    The weight of an edge is a function of the seed and the edge alone: a SplitMix64 hash of
+    ``(seed, u, v)`` (with ``u <= v`` for an undirected graph, so both directions get the same
+    weight) mapped to the distribution — integers ``lo + h mod (hi - lo + 1)``, floats
+    ``float32(lo + (hi - lo) * u)`` with ``u = (h >> 11) / 2**53``, clamped to
+    ``[float32(lo), float32(hi)]``. Exact integer and IEEE float64 arithmetic, so NumPy and CuPy give
+    bit-identical weights for the same graph; the weights do not depend on the order edges were
+    generated in.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+        NumPy or CuPy arrays; the result lives in the same module.
+    dist : str or WeightDistribution
+        See :func:`parse_weight_spec`.
+    seed : int
+        The generator's seed.
+
+    Returns
+    -------
+    ndarray, shape (n_edges,), int32 (``int``) or float32 (``float``)
+    """
+    dist = parse_weight_spec(dist)
+    xp = xp_of(graph.row_offsets)
+    rows = edge_rows(graph.row_offsets, xp)
+    cols = graph.column_indices.astype(np.int64)
+    if not graph.directed:
+        rows, cols = xp.minimum(rows, cols), xp.maximum(rows, cols)
+    key = rows.astype(np.uint64)
+    del rows
+    key <<= np.uint64(32)
+    key |= cols.astype(np.uint64)
+    del cols
+    key ^= np.uint64(_mix64_int(int(seed) ^ _WEIGHT_SALT))
+    h = _mix64(_mix64(key, xp), xp)
+    del key
+    if dist.kind == "int":
+        span = np.uint64(int(dist.hi) - int(dist.lo) + 1)
+        return (h % span).astype(np.int64).astype(np.int32) + np.int32(dist.lo)
+    u = (h >> np.uint64(11)).astype(np.float64)
+    u *= 2.0 ** -53
+    w = (u * (float(dist.hi) - float(dist.lo)) + float(dist.lo)).astype(np.float32)
+    return xp.clip(w, np.float32(dist.lo), np.float32(dist.hi))
+
+
+def _with_weights(g: CSRGraph, dist: WeightDistribution | None, seed: int) -> CSRGraph:
+    """*g* with :func:`edge_weights` attached (unchanged when *dist* is None)."""
+    if dist is None:
+        return g
+    g.weights = edge_weights(g, dist, seed)
+    g._cache.pop("fingerprint", None)
+    return g
 
 
 # ------------------------------------------------------------------------------- Kronecker
 def kronecker(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.19, c: float = 0.19, seed: int = 0,
-              directed: bool = False, xp=None) -> CSRGraph:
+              directed: bool = False, xp=None, weights: str | None = None) -> CSRGraph:
     """Graph500 Kronecker (R-MAT) graph with ``2**scale`` vertices.
 
     Follows the Graph500 reference generator [1]_: ``edge_factor * 2**scale`` edges are drawn; for
@@ -96,6 +260,10 @@ def kronecker(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.1
     xp : module, optional
         ``numpy`` or ``cupy``; default CuPy when a GPU is available. NumPy draws with
         ``numpy.random.default_rng(seed)``, CuPy with ``cupy.random.RandomState(seed)``.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -125,7 +293,7 @@ def kronecker(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.1
     b = _check_float("b", b, 0.0, 1.0)
     c = _check_float("c", c, 0.0, 1.0)
     if a + b + c > 1.0 + 1e-12:
-        raise ValueError(f"a + b + c must be <= 1 (d = 1 - a - b - c), got a={a!r}, b={b!r}, c={c!r}")
+        raise GeneratorSpecError(f"a + b + c must be <= 1 (d = 1 - a - b - c), got a={a!r}, b={b!r}, c={c!r}")
     seed = _check_int("seed", seed, 0)
     xp = _resolve_xp(xp)
     n = 1 << scale
@@ -134,9 +302,11 @@ def kronecker(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.1
         src, dst = _kron_numpy(scale, m, a, b, c, seed)
     else:
         src, dst = _kron_cupy(scale, m, a, b, c, seed)
+    dist = parse_weight_spec(weights)
     spec = _canonical("kron", dict(scale=scale, edge_factor=edge_factor, a=a, b=b, c=c, seed=seed,
-                                   directed=bool(directed)))
-    return from_edges(src, dst, n, directed=bool(directed), name=spec, spec=spec, xp=xp, source_label=spec)
+                                   directed=bool(directed), weights=_weights_text(dist)))
+    g = from_edges(src, dst, n, directed=bool(directed), name=spec, spec=spec, xp=xp, source_label=spec)
+    return _with_weights(g, dist, seed)
 
 
 def _kron_numpy(scale: int, m: int, a: float, b: float, c: float, seed: int):
@@ -202,7 +372,7 @@ def _kron_cupy(scale: int, m: int, a: float, b: float, c: float, seed: int):
 
 # ------------------------------------------------------------------------------- uniform
 def uniform_random(n_vertices: int, avg_degree: float = 16, seed: int = 0, directed: bool = False,
-                   xp=None) -> CSRGraph:
+                   xp=None, weights: str | None = None) -> CSRGraph:
     """Uniform random graph (Erdős–Rényi G(n, m)) with endpoints drawn uniformly.
 
     ``m = round(n_vertices * avg_degree / 2)`` edges when undirected (each stored in both
@@ -223,6 +393,10 @@ def uniform_random(n_vertices: int, avg_degree: float = 16, seed: int = 0, direc
     xp : module, optional
         ``numpy`` (``default_rng(seed)``) or ``cupy`` (``RandomState(seed)``); default CuPy when a
         GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -240,7 +414,9 @@ def uniform_random(n_vertices: int, avg_degree: float = 16, seed: int = 0, direc
     seed = _check_int("seed", seed, 0)
     xp = _resolve_xp(xp)
     m = int(round(n * avg_degree if directed else n * avg_degree / 2))
-    spec = _canonical("uniform", dict(n=n, avg_degree=avg_degree, seed=seed, directed=bool(directed)))
+    dist = parse_weight_spec(weights)
+    spec = _canonical("uniform", dict(n=n, avg_degree=avg_degree, seed=seed, directed=bool(directed),
+                                      weights=_weights_text(dist)))
     if m == 0:
         raise EmptyGraphError(f"{m} edges requested (n_vertices={n}, avg_degree={avg_degree!r})", spec)
     if xp is np:
@@ -251,11 +427,12 @@ def uniform_random(n_vertices: int, avg_degree: float = 16, seed: int = 0, direc
         rs = xp.random.RandomState(seed)
         src = rs.randint(0, n, size=m, dtype=np.int32)
         dst = rs.randint(0, n, size=m, dtype=np.int32)
-    return from_edges(src, dst, n, directed=bool(directed), name=spec, spec=spec, xp=xp, source_label=spec)
+    g = from_edges(src, dst, n, directed=bool(directed), name=spec, spec=spec, xp=xp, source_label=spec)
+    return _with_weights(g, dist, seed)
 
 
 # ------------------------------------------------------------------------------- grid
-def grid(rows: int, cols: int, drop: float = 0.0, seed: int = 0, xp=None) -> CSRGraph:
+def grid(rows: int, cols: int, drop: float = 0.0, seed: int = 0, xp=None, weights: str | None = None) -> CSRGraph:
     """Undirected 2-D grid (4-neighbour lattice), optionally with random edges removed (road-like).
 
     Vertex ``r * cols + c`` is joined to its right and lower neighbours, so the full grid has
@@ -273,6 +450,10 @@ def grid(rows: int, cols: int, drop: float = 0.0, seed: int = 0, xp=None) -> CSR
         Random seed of the removal (same seed and backend, same graph).
     xp : module, optional
         ``numpy`` or ``cupy``; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -288,11 +469,12 @@ def grid(rows: int, cols: int, drop: float = 0.0, seed: int = 0, xp=None) -> CSR
     rows = _check_int("rows", rows, 1)
     cols = _check_int("cols", cols, 1)
     if rows * cols > INT32_MAX:
-        raise ValueError(f"rows * cols must be <= {INT32_MAX:,} (int32 vertex ids), got {rows} x {cols}")
+        raise GeneratorSpecError(f"rows * cols must be <= {INT32_MAX:,} (int32 vertex ids), got {rows} x {cols}")
     drop = _check_float("drop", drop, 0.0, 1.0)
     seed = _check_int("seed", seed, 0)
     xp = _resolve_xp(xp)
-    spec = _canonical("grid", dict(rows=rows, cols=cols, drop=drop, seed=seed))
+    dist = parse_weight_spec(weights)
+    spec = _canonical("grid", dict(rows=rows, cols=cols, drop=drop, seed=seed, weights=_weights_text(dist)))
     n = rows * cols
     ids = xp.arange(n, dtype=np.int32).reshape(rows, cols)
     src = xp.concatenate([ids[:, :-1].ravel(), ids[:-1, :].ravel()])
@@ -308,7 +490,8 @@ def grid(rows: int, cols: int, drop: float = 0.0, seed: int = 0, xp=None) -> CSR
     if src.size == 0:
         raise EmptyGraphError(f"the {rows} x {cols} grid has no edges" + (f" left after drop={drop!r}" if drop else ""),
                               spec)
-    return from_edges(src, dst, n, directed=False, name=spec, spec=spec, xp=xp, source_label=spec)
+    g = from_edges(src, dst, n, directed=False, name=spec, spec=spec, xp=xp, source_label=spec)
+    return _with_weights(g, dist, seed)
 
 
 # ------------------------------------------------------------------------------- specs
@@ -341,16 +524,16 @@ _GENERATORS: dict[str, _Generator] = {
         _Generator("kron", kronecker, (
             _Param("scale", int, 16, True), _Param("edge_factor", int, 16, True), _Param("a", float, 0.57),
             _Param("b", float, 0.19), _Param("c", float, 0.19), _Param("seed", int, 0),
-            _Param("directed", bool, False)),
+            _Param("directed", bool, False), _Param("weights", str, None)),
             lambda v, xp: kronecker(v["scale"], v["edge_factor"], v["a"], v["b"], v["c"], v["seed"], v["directed"],
                                     xp=xp)),
         _Generator("uniform", uniform_random, (
             _Param("n", int, None, True), _Param("scale", int, None, True), _Param("avg_degree", float, 16.0, True),
-            _Param("seed", int, 0), _Param("directed", bool, False)),
+            _Param("seed", int, 0), _Param("directed", bool, False), _Param("weights", str, None)),
             _uniform_from_spec),
         _Generator("grid", grid, (
             _Param("rows", int, 256, True), _Param("cols", int, 256, True), _Param("drop", float, 0.0),
-            _Param("seed", int, 0)),
+            _Param("seed", int, 0), _Param("weights", str, None)),
             lambda v, xp: grid(v["rows"], v["cols"], v["drop"], v["seed"], xp=xp)),
     )
 }
@@ -407,7 +590,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     name, _, rest = spec.strip().partition(":")
     name = name.strip()
     if not re.fullmatch(r"[a-z_]+", name):
-        raise ValueError(f"malformed generator spec {spec!r}: expected 'name' or 'name:key=value,...' with a "
+        raise GeneratorSpecError(f"malformed generator spec {spec!r}: expected 'name' or 'name:key=value,...' with a "
                          "lower-case name")
     params: dict = {}
     for item in rest.split(","):
@@ -417,9 +600,9 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not key or not value:
-            raise ValueError(f"malformed parameter {item!r} in generator spec {spec!r}: expected key=value")
+            raise GeneratorSpecError(f"malformed parameter {item!r} in generator spec {spec!r}: expected key=value")
         if key in params:
-            raise ValueError(f"parameter {key!r} given twice in generator spec {spec!r}")
+            raise GeneratorSpecError(f"parameter {key!r} given twice in generator spec {spec!r}")
         params[key] = _parse_value(value)
     return name, params
 
@@ -431,16 +614,20 @@ def _coerce(gen: str, p: _Param, value):
             return value
         if isinstance(value, int) and value in (0, 1):
             return bool(value)
-        raise ValueError(f"{where} must be true or false, got {value!r}")
+        raise GeneratorSpecError(f"{where} must be true or false, got {value!r}")
     if p.kind is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        raise ValueError(f"{where} must be an integer, got {value!r}")
+        raise GeneratorSpecError(f"{where} must be an integer, got {value!r}")
+    if p.kind is str:
+        if isinstance(value, str):
+            return value
+        raise GeneratorSpecError(f"{where} must be a weight distribution such as int:1:255, got {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    raise ValueError(f"{where} must be a number, got {value!r}")
+    raise GeneratorSpecError(f"{where} must be a number, got {value!r}")
 
 
 def _format_value(value) -> str:
@@ -473,7 +660,9 @@ def generate(spec: str, xp=None, *, directed: bool | None = None, name: str | No
         ``kron`` (scale, edge_factor, a, b, c, seed, directed), ``uniform`` (n or scale with
         ``n = 2**scale``, avg_degree, seed, directed) or ``grid`` (rows, cols, drop, seed), e.g.
         ``"kron:scale=22,edge_factor=16"``. Parameters left out take the function defaults; the size
-        of a bare name is kron scale=16, uniform scale=16, grid 256 x 256.
+        of a bare name is kron scale=16, uniform scale=16, grid 256 x 256. Every generator also takes
+        ``weights=int:LO:HI`` / ``weights=float:LO:HI`` / ``weights=int`` (GAP's ``int:1:255``):
+        seeded edge weights, see :func:`edge_weights`.
     xp : module, optional
         ``numpy`` or ``cupy``; default CuPy when a GPU is available.
     directed : bool, optional
@@ -491,50 +680,123 @@ def generate(spec: str, xp=None, *, directed: bool | None = None, name: str | No
 
     Raises
     ------
-    ValueError
-        On an unknown generator (listing the known ones), an unknown parameter (listing the
-        accepted ones), or a bad value (naming parameter and value).
+    GeneratorSpecError
+        (a :class:`ValueError`) On a malformed spec, an unknown generator (listing the known ones),
+        an unknown parameter (listing the accepted ones), a bad value (naming parameter and value),
+        or a malformed weight distribution (naming the ``weights`` field); the message names the spec.
+    HostMemoryError
+        When the graph the spec describes needs more host memory than is available (bytes needed vs
+        available), before anything is allocated.
     """
     gen_name, raw = parse_spec(spec)
     gen = _GENERATORS.get(gen_name)
     if gen is None:
-        raise ValueError(f"unknown generator {gen_name!r} in spec {spec!r}; known generators: "
+        raise GeneratorSpecError(f"unknown generator {gen_name!r} in spec {spec!r}; known generators: "
                          f"{', '.join(sorted(_GENERATORS))}")
     values = {}
     for key, value in raw.items():
         p = gen.param(key)
         if p is None:
-            raise ValueError(f"unknown parameter {key!r} for generator {gen_name!r}; accepted: "
+            raise GeneratorSpecError(f"unknown parameter {key!r} for generator {gen_name!r}; accepted: "
                              f"{', '.join(q.name for q in gen.params)}")
         values[key] = _coerce(gen_name, p, value)
     if gen_name == "uniform":
         if "n" in values and "scale" in values:
-            raise ValueError(f"give either 'n' or 'scale' for generator 'uniform', not both (spec {spec!r})")
+            raise GeneratorSpecError(f"give either 'n' or 'scale' for generator 'uniform', not both (spec {spec!r})")
         if "n" not in values and "scale" not in values:
             values["scale"] = _UNIFORM_DEFAULT_SCALE
     for p in gen.params:
         if p.default is not None:
             values.setdefault(p.name, p.default)
+    dist = parse_weight_spec(values.get("weights"), spec=spec)
+    if dist is not None:
+        values["weights"] = dist.spec  # canonical text in the graph's spec
     mark_directed = None
     if directed is not None:
         if gen.param("directed") is not None:
             if "directed" in raw and values["directed"] != bool(directed):
-                raise ValueError(f"spec {spec!r} says directed={_format_value(values['directed'])} but "
+                raise GeneratorSpecError(f"spec {spec!r} says directed={_format_value(values['directed'])} but "
                                  f"directed={bool(directed)} was asked for")
             values["directed"] = bool(directed)
         else:
             mark_directed = bool(directed)
+    if _resolve_xp(xp) is np:  # built on the host: refuse before allocating (autotune.memory)
+        _plan_spec(spec, gen_name, values, dist is not None)
     try:
-        g = gen.call(values, xp)
+        g = gen.call(values, xp)  # unweighted: the weights are attached below, from the same seed
     except GraphFormatError:  # EmptyGraphError: already names the spec
         raise
-    except ValueError as exc:  # out-of-range parameter: add the spec for context
-        raise ValueError(f"generator spec {spec!r}: {exc}") from exc
+    except ValueError as exc:  # out-of-range parameter (GeneratorSpecError): add the spec for context
+        if spec in str(exc):
+            raise
+        raise GeneratorSpecError(f"generator spec {spec!r}: {exc}") from exc
+    g = _with_weights(g, dist, values["seed"])  # before marking directed: symmetric weights
     g.spec = _canonical(gen_name, values)
     g.name = name or spec.strip()
     if mark_directed is not None:
         g = _with_direction(g, mark_directed)
     return g
+
+
+def _spec_size(gen_name: str, v: dict) -> tuple[int, int, bool, int] | None:
+    """``(n_vertices, n_input_edges, directed, generator bytes)`` a spec will build, from its values
+    alone (the generator's own temporaries beside the edge arrays: Kronecker's unpermuted uint32
+    pairs and permutation, the grid's id table and drop draws, the points of a geometric graph);
+    None for an unknown generator."""
+    d = bool(v.get("directed", False))
+    if v.get("scale") is not None and not 0 <= v["scale"] <= MAX_SCALE:
+        return None  # the generator names the parameter
+    if gen_name in ("kron", "rmat"):
+        n = 1 << v["scale"]
+        m = v["edge_factor"] * n
+        return n, m, d, 8 * m + 12 * n
+    if gen_name == "uniform":
+        n = v["n"] if v.get("n") is not None else 1 << v["scale"]
+        return n, int(round(n * v["avg_degree"] if d else n * v["avg_degree"] / 2)), d, 0
+    if gen_name == "grid":
+        n = v["rows"] * v["cols"]
+        m = max(2 * n - v["rows"] - v["cols"], 0)
+        return n, m, False, 4 * n + (9 * m if v.get("drop") else 0)
+    if gen_name == "geometric":
+        n = v["n"]
+        m = int(n * (n - 1) / 2 * min(1.0, np.pi * v["radius"] ** 2))
+        return n, m, False, 80 * n + 16 * _PAIR_CHUNK
+    if gen_name == "powerlaw":
+        n = v["n"]
+        return n, int(round(n * v["avg_degree"] if d else n * v["avg_degree"] / 2)), d, 24 * n
+    if gen_name == "smallworld":
+        n = v["n"]
+        return n, n * v["k"] // 2, False, 0
+    if gen_name == "cliques":
+        n = v["n_cliques"] * v["clique_size"]
+        return n, v["n_cliques"] * v["clique_size"] * (v["clique_size"] - 1) // 2 + v["n_cliques"], False, 0
+    if gen_name == "bipartite":
+        n = v["n_left"] + v["n_right"]
+        return n, int(round(v["avg_degree"] * n / 2)), False, 0
+    return None
+
+
+def _plan_spec(spec: str, gen_name: str, values: dict, weighted: bool) -> None:
+    """Refuse a spec whose graph cannot fit in host memory, in well under a second, before the
+    generator allocates (:class:`~autotune.errors.HostMemoryError`: bytes needed vs available,
+    naming the spec). Values out of the generator's range are left to its own checks. Used when
+    the graph is built on the host (a build on the GPU needs device memory instead)."""
+    try:
+        size = _spec_size(gen_name, values)
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return
+    if size is None:
+        return
+    n, m, directed, extra = size
+    if not (0 < n <= INT32_MAX + 1) or m < 0:
+        return  # the generator's range check names the parameter
+    if gen_name not in ("kron", "uniform", "grid") and m * (1 if directed else 2) > INT32_MAX:
+        return  # past int32 offsets: the generator says so (_check_edges)
+    from .memory import check_host_memory, csr_build_bytes
+
+    needed = extra + csr_build_bytes(n, m, directed=directed, id_bytes=4, weighted=weighted)
+    check_host_memory(spec.strip(), needed, f"{n:,} vertices and about {m:,} generated edges"
+                      + ("" if directed else ", stored in both directions"))
 
 
 # ================================================================================================
@@ -558,12 +820,12 @@ def _build(src, dst, n: int, spec: str, xp, directed: bool = False) -> CSRGraph:
 
 def _check_edges(what: str, n_edges: float) -> None:
     if n_edges > INT32_MAX:
-        raise ValueError(f"{what} would store about {n_edges:,.0f} edges; at most {INT32_MAX:,} (int32 offsets)")
+        raise GeneratorSpecError(f"{what} would store about {n_edges:,.0f} edges; at most {INT32_MAX:,} (int32 offsets)")
 
 
 # ------------------------------------------------------------------------------- R-MAT (noisy)
 def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c: float = 0.15, noise: float = 0.1,
-         seed: int = 0, directed: bool = False, xp=None) -> CSRGraph:
+         seed: int = 0, directed: bool = False, xp=None, weights: str | None = None) -> CSRGraph:
     """R-MAT graph with tunable skew and per-level noise, ``2**scale`` vertices.
 
     Each of the ``edge_factor * 2**scale`` edges picks, at each of the ``scale`` bit levels, one
@@ -593,6 +855,10 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
         Keep edges directed instead of symmetrizing them.
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -618,19 +884,20 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
     c = _check_float("c", c, 0.0, 1.0)
     d = 1.0 - a - b - c
     if d < -1e-12:
-        raise ValueError(f"a + b + c must be <= 1 (d = 1 - a - b - c), got a={a!r}, b={b!r}, c={c!r}")
+        raise GeneratorSpecError(f"a + b + c must be <= 1 (d = 1 - a - b - c), got a={a!r}, b={b!r}, c={c!r}")
     d = max(d, 0.0)
     noise = _check_float("noise", noise, 0.0, 1.0)
     limit = min(b, c, (a + d) / 2)
     if noise > limit + 1e-12:
-        raise ValueError(f"noise must be <= min(b, c, (a + d) / 2) = {limit!r} to keep probabilities >= 0, "
+        raise GeneratorSpecError(f"noise must be <= min(b, c, (a + d) / 2) = {limit!r} to keep probabilities >= 0, "
                          f"got {noise!r}")
     seed = _check_int("seed", seed, 0)
     n = 1 << scale
     m = edge_factor * n
     _check_edges("rmat", m * (1 if directed else 2))
+    dist = parse_weight_spec(weights)
     spec = _canonical("rmat", dict(scale=scale, edge_factor=edge_factor, a=a, b=b, c=c, noise=noise, seed=seed,
-                                   directed=bool(directed)))
+                                   directed=bool(directed), weights=_weights_text(dist)))
     rng = np.random.default_rng(seed)
     mu = rng.uniform(-noise, noise, size=scale) if noise > 0 else np.zeros(scale)
     ad = a + d
@@ -654,11 +921,11 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
             t <<= 1
             t += jbit
     perm = rng.permutation(n).astype(np.int32)
-    return _build(perm[src], perm[dst], n, spec, xp, directed)
+    return _with_weights(_build(perm[src], perm[dst], n, spec, xp, directed), dist, seed)
 
 
 # ------------------------------------------------------------------------------- random geometric
-def geometric(n: int, radius: float, seed: int = 0, xp=None) -> CSRGraph:
+def geometric(n: int, radius: float, seed: int = 0, xp=None, weights: str | None = None) -> CSRGraph:
     """Random geometric graph: ``n`` uniform points in the unit square, joined when within ``radius``.
 
     Points are binned in a grid of square cells of side ``>= radius``, so every pair closer than
@@ -679,6 +946,10 @@ def geometric(n: int, radius: float, seed: int = 0, xp=None) -> CSRGraph:
         Random seed (host ``numpy.random.default_rng``: same graph on every backend).
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -696,7 +967,8 @@ def geometric(n: int, radius: float, seed: int = 0, xp=None) -> CSRGraph:
     radius = _check_float("radius", radius, 0.0, 1.5, lo_open=True)
     seed = _check_int("seed", seed, 0)
     _check_edges("geometric", float(n) * (n - 1) * min(1.0, np.pi * radius * radius))
-    spec = _canonical("geometric", dict(n=n, radius=radius, seed=seed))
+    dist = parse_weight_spec(weights)
+    spec = _canonical("geometric", dict(n=n, radius=radius, seed=seed, weights=_weights_text(dist)))
     rng = np.random.default_rng(seed)
     pts = rng.random((n, 2))
     side = max(1, int(np.floor(1.0 / radius)))          # cells per side; cell size 1/side >= radius
@@ -742,12 +1014,12 @@ def geometric(n: int, radius: float, seed: int = 0, xp=None) -> CSRGraph:
             lo = hi
     src = np.concatenate(src_parts) if src_parts else np.empty(0, np.int32)
     dst = np.concatenate(dst_parts) if dst_parts else np.empty(0, np.int32)
-    return _build(src, dst, n, spec, xp)
+    return _with_weights(_build(src, dst, n, spec, xp), dist, seed)
 
 
 # ------------------------------------------------------------------------------- power law
 def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int = 0, directed: bool = False,
-             xp=None) -> CSRGraph:
+             xp=None, weights: str | None = None) -> CSRGraph:
     """Power-law random graph (Chung–Lu expected-degree model) with degree exponent ``exponent``.
 
     Vertex ``i`` (before a random relabelling) gets the expected degree
@@ -774,6 +1046,10 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
         Draw directed edges (source and destination both ``∝ w``).
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -791,8 +1067,9 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
     seed = _check_int("seed", seed, 0)
     m = int(round(n * avg_degree if directed else n * avg_degree / 2))
     _check_edges("powerlaw", m * (1 if directed else 2))
+    dist = parse_weight_spec(weights)
     spec = _canonical("powerlaw", dict(n=n, avg_degree=avg_degree, exponent=exponent, seed=seed,
-                                       directed=bool(directed)))
+                                       directed=bool(directed), weights=_weights_text(dist)))
     w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
     w *= avg_degree * n / w.sum()
     for _ in range(8):  # cap at n - 1 and rescale the rest to keep the mean
@@ -812,11 +1089,11 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
         src[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
         dst[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
     perm = rng.permutation(n).astype(np.int32)
-    return _build(perm[src], perm[dst], n, spec, xp, directed)
+    return _with_weights(_build(perm[src], perm[dst], n, spec, xp, directed), dist, seed)
 
 
 # ------------------------------------------------------------------------------- small world
-def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None) -> CSRGraph:
+def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None, weights: str | None = None) -> CSRGraph:
     """Watts–Strogatz small-world graph: a ring lattice with each edge rewired with probability ``p``.
 
     Vertex ``i`` is joined to ``i + 1, ..., i + k/2`` (mod ``n``), giving every vertex degree ``k``;
@@ -838,6 +1115,10 @@ def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None) -> CS
         Random seed (host ``numpy.random.default_rng``: same graph on every backend).
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -852,11 +1133,12 @@ def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None) -> CS
     n = _check_int("n", n, 3, 1 << MAX_SCALE)
     k = _check_int("k", k, 2)
     if k % 2 or k >= n:
-        raise ValueError(f"k must be even and < n, got k={k}, n={n}")
+        raise GeneratorSpecError(f"k must be even and < n, got k={k}, n={n}")
     p = _check_float("p", p, 0.0, 1.0)
     seed = _check_int("seed", seed, 0)
     _check_edges("smallworld", float(n) * k)
-    spec = _canonical("smallworld", dict(n=n, k=k, p=p, seed=seed))
+    dist = parse_weight_spec(weights)
+    spec = _canonical("smallworld", dict(n=n, k=k, p=p, seed=seed, weights=_weights_text(dist)))
     rng = np.random.default_rng(seed)
     half = k // 2
     src = np.repeat(np.arange(n, dtype=np.int64), half)
@@ -864,11 +1146,11 @@ def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None) -> CS
     if p > 0:
         rewire = rng.random(src.size) < p
         dst[rewire] = rng.integers(0, n, size=int(rewire.sum()))
-    return _build(src.astype(np.int32), dst.astype(np.int32), n, spec, xp)
+    return _with_weights(_build(src.astype(np.int32), dst.astype(np.int32), n, spec, xp), dist, seed)
 
 
 # ------------------------------------------------------------------------------- chain of cliques
-def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None) -> CSRGraph:
+def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None, weights: str | None = None) -> CSRGraph:
     """A chain of cliques: ``n_cliques`` complete graphs of ``clique_size`` vertices joined in a path.
 
     Clique ``t`` holds vertices ``t * s .. t * s + s - 1`` (``s = clique_size``); its last vertex is
@@ -888,6 +1170,10 @@ def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None) -> CSRGrap
         Unused (the graph is deterministic).
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -903,9 +1189,11 @@ def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None) -> CSRGrap
     s = _check_int("clique_size", clique_size, 2)
     _check_int("seed", seed, 0)
     if n_cliques * s > INT32_MAX:
-        raise ValueError(f"n_cliques * clique_size must be <= {INT32_MAX:,}, got {n_cliques} x {s}")
+        raise GeneratorSpecError(f"n_cliques * clique_size must be <= {INT32_MAX:,}, got {n_cliques} x {s}")
     _check_edges("cliques", float(n_cliques) * s * (s - 1) + 2 * (n_cliques - 1))
-    spec = _canonical("cliques", dict(n_cliques=n_cliques, clique_size=s))
+    dist = parse_weight_spec(weights)
+    spec = _canonical("cliques", dict(n_cliques=n_cliques, clique_size=s, seed=seed if dist else None,
+                                          weights=_weights_text(dist)))
     iu, ju = np.triu_indices(s, k=1)
     base = (np.arange(n_cliques, dtype=np.int64) * s)[:, None]
     src = (base + iu[None, :]).ravel()
@@ -913,11 +1201,12 @@ def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None) -> CSRGrap
     bridges = np.arange(n_cliques - 1, dtype=np.int64) * s
     src = np.concatenate([src, bridges + s - 1])
     dst = np.concatenate([dst, bridges + s])
-    return _build(src.astype(np.int32), dst.astype(np.int32), n_cliques * s, spec, xp)
+    return _with_weights(_build(src.astype(np.int32), dst.astype(np.int32), n_cliques * s, spec, xp), dist, seed)
 
 
 # ------------------------------------------------------------------------------- bipartite
-def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0, xp=None) -> CSRGraph:
+def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0, xp=None,
+              weights: str | None = None) -> CSRGraph:
     """Random bipartite graph: uniform edges between a left and a right vertex set.
 
     ``m = round(avg_degree * (n_left + n_right) / 2)`` edges each join a uniformly random left
@@ -936,6 +1225,10 @@ def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0,
         Random seed (host ``numpy.random.default_rng``: same graph on every backend).
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
+        written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
+        weights follow from *seed*. None (default): unweighted.
 
     Returns
     -------
@@ -951,16 +1244,18 @@ def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0,
     n_right = _check_int("n_right", n_right, 1)
     n = n_left + n_right
     if n > INT32_MAX:
-        raise ValueError(f"n_left + n_right must be <= {INT32_MAX:,}, got {n:,}")
+        raise GeneratorSpecError(f"n_left + n_right must be <= {INT32_MAX:,}, got {n:,}")
     avg_degree = _check_float("avg_degree", avg_degree, 0.0, float(min(n_left, n_right)) * 2, lo_open=True)
     seed = _check_int("seed", seed, 0)
     m = int(round(avg_degree * n / 2))
     _check_edges("bipartite", 2.0 * m)
-    spec = _canonical("bipartite", dict(n_left=n_left, n_right=n_right, avg_degree=avg_degree, seed=seed))
+    dist = parse_weight_spec(weights)
+    spec = _canonical("bipartite", dict(n_left=n_left, n_right=n_right, avg_degree=avg_degree, seed=seed,
+                                        weights=_weights_text(dist)))
     rng = np.random.default_rng(seed)
     src = rng.integers(0, n_left, size=m, dtype=np.int32)
     dst = rng.integers(n_left, n, size=m, dtype=np.int32)
-    return _build(src, dst, n, spec, xp)
+    return _with_weights(_build(src, dst, n, spec, xp), dist, seed)
 
 
 _GENERATORS.update({
@@ -968,26 +1263,29 @@ _GENERATORS.update({
         _Generator("rmat", rmat, (
             _Param("scale", int, 16, True), _Param("edge_factor", int, 16, True), _Param("a", float, 0.45),
             _Param("b", float, 0.15), _Param("c", float, 0.15), _Param("noise", float, 0.1),
-            _Param("seed", int, 0), _Param("directed", bool, False)),
+            _Param("seed", int, 0), _Param("directed", bool, False), _Param("weights", str, None)),
             lambda v, xp: rmat(v["scale"], v["edge_factor"], v["a"], v["b"], v["c"], v["noise"], v["seed"],
                                v["directed"], xp=xp)),
         _Generator("geometric", geometric, (
-            _Param("n", int, 100_000, True), _Param("radius", float, 0.005, True), _Param("seed", int, 0)),
+            _Param("n", int, 100_000, True), _Param("radius", float, 0.005, True), _Param("seed", int, 0),
+            _Param("weights", str, None)),
             lambda v, xp: geometric(v["n"], v["radius"], v["seed"], xp=xp)),
         _Generator("powerlaw", powerlaw, (
             _Param("n", int, 100_000, True), _Param("avg_degree", float, 8.0, True),
-            _Param("exponent", float, 2.5, True), _Param("seed", int, 0), _Param("directed", bool, False)),
+            _Param("exponent", float, 2.5, True), _Param("seed", int, 0), _Param("directed", bool, False),
+            _Param("weights", str, None)),
             lambda v, xp: powerlaw(v["n"], v["avg_degree"], v["exponent"], v["seed"], v["directed"], xp=xp)),
         _Generator("smallworld", smallworld, (
             _Param("n", int, 100_000, True), _Param("k", int, 6, True), _Param("p", float, 0.1, True),
-            _Param("seed", int, 0)),
+            _Param("seed", int, 0), _Param("weights", str, None)),
             lambda v, xp: smallworld(v["n"], v["k"], v["p"], v["seed"], xp=xp)),
         _Generator("cliques", cliques, (
-            _Param("n_cliques", int, 100, True), _Param("clique_size", int, 16, True), _Param("seed", int, 0)),
+            _Param("n_cliques", int, 100, True), _Param("clique_size", int, 16, True), _Param("seed", int, 0),
+            _Param("weights", str, None)),
             lambda v, xp: cliques(v["n_cliques"], v["clique_size"], v["seed"], xp=xp)),
         _Generator("bipartite", bipartite, (
             _Param("n_left", int, 10_000, True), _Param("n_right", int, 100_000, True),
-            _Param("avg_degree", float, 8.0, True), _Param("seed", int, 0)),
+            _Param("avg_degree", float, 8.0, True), _Param("seed", int, 0), _Param("weights", str, None)),
             lambda v, xp: bipartite(v["n_left"], v["n_right"], v["avg_degree"], v["seed"], xp=xp)),
     )
 })

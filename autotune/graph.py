@@ -1,342 +1,33 @@
-"""Graphs in CSR form (:class:`CSRGraph`) and the shared edge-list → CSR builder.
+"""Graph loaders: files (edge lists, Matrix Market, DIMACS), generator specs and in-memory inputs.
+
+:func:`load_graph` turns any supported input into a :class:`CSRGraph` (defined in
+:mod:`autotune._csr` with the builder :func:`from_edges`; both are re-exported here). Weights are
+kept where the input carries them: Matrix Market values, an edge list's chosen weight column, DIMACS
+arc lengths, the data of a sparse matrix, a NetworkX edge attribute, a ``(src, dst, w)`` tuple.
 
 Terms follow DESIGN.md: ``row_offsets`` (n_vertices + 1) and ``column_indices`` (n_edges), int32
-where they fit. Arrays live on the GPU (CuPy) when one is present, else on the host (NumPy).
+where they fit, ``weights`` (int32 or float32, one per stored edge). Arrays live on the GPU (CuPy)
+when one is present, else on the host (NumPy).
+
+Imports run one way: this module imports :mod:`autotune.generators` (for generator specs), which
+imports :mod:`autotune._csr`; neither imports this module.
 """
 from __future__ import annotations
 
-import dataclasses
 import errno
-import hashlib
 import os
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._backend import default_xp, gpu_available, to_host, xp_of
-from .errors import EmptyGraphError, GraphFormatError
-
-INT32_MAX = np.iinfo(np.int32).max
-
-
-@dataclass(eq=False)
-class CSRGraph:
-    """A graph in compressed sparse row form.
-
-    Parameters
-    ----------
-    row_offsets : ndarray, shape (n_vertices + 1,), int32 (int64 when n_edges > 2**31 - 1)
-        ``column_indices[row_offsets[u]:row_offsets[u+1]]`` are the out-neighbours of ``u``, sorted.
-        NumPy or CuPy.
-    column_indices : ndarray, shape (n_edges,), int32
-        Destination vertex of every directed edge. An undirected graph stores both directions.
-    directed : bool
-        False when every edge is stored in both directions (symmetric).
-    name : str
-        Short human name (file stem or generator spec).
-    spec : str, optional
-        How the graph was obtained: a file path or a generator spec such as ``kron:scale=20``.
-    vertex_ids : ndarray, shape (n_vertices,), int64, optional
-        Original (file) id of each internal vertex when ids were relabelled; None means identity.
-    n_self_loops_removed, n_duplicates_removed : int
-        Counts of input edges dropped while cleaning.
-    """
-
-    row_offsets: object
-    column_indices: object
-    directed: bool
-    name: str = "graph"
-    spec: str | None = None
-    vertex_ids: np.ndarray | None = None
-    n_self_loops_removed: int = 0
-    n_duplicates_removed: int = 0
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    # ------------------------------------------------------------------ shape
-    @property
-    def n_vertices(self) -> int:
-        """Number of vertices."""
-        return int(self.row_offsets.shape[0] - 1)
-
-    @property
-    def n_edges(self) -> int:
-        """Number of stored (directed) edges; an undirected edge counts twice."""
-        return int(self.column_indices.shape[0])
-
-    @property
-    def on_device(self) -> bool:
-        """True when the CSR arrays are CuPy arrays."""
-        return xp_of(self.row_offsets) is not np
-
-    def __repr__(self) -> str:
-        kind = "directed" if self.directed else "undirected"
-        where = "gpu" if self.on_device else "host"
-        return f"CSRGraph({self.name!r}, {kind}, n_vertices={self.n_vertices:,}, n_edges={self.n_edges:,}, {where})"
-
-    # ------------------------------------------------------------- residency
-    def host(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(row_offsets, column_indices)`` as NumPy arrays (copied from the GPU once, then cached)."""
-        if not self.on_device:
-            return self.row_offsets, self.column_indices
-        if "host" not in self._cache:
-            self._cache["host"] = (to_host(self.row_offsets), to_host(self.column_indices))
-        return self._cache["host"]
-
-    def device(self):
-        """``(row_offsets, column_indices)`` as CuPy arrays on the current device (uploaded once).
-
-        Raises
-        ------
-        GPUUnavailableError
-            When no GPU is usable.
-        """
-        from ._backend import require_gpu
-
-        require_gpu("CSRGraph.device()")
-        if self.on_device:
-            return self.row_offsets, self.column_indices
-        if "device" not in self._cache:
-            import cupy
-
-            self._cache["device"] = (cupy.asarray(self.row_offsets), cupy.asarray(self.column_indices))
-        return self._cache["device"]
-
-    def out_degrees(self, xp=None):
-        """Out-degree of every vertex, shape (n_vertices,), int64 (``xp`` chooses NumPy or CuPy)."""
-        if xp is None or xp is xp_of(self.row_offsets):
-            ro = self.row_offsets
-        elif xp is np:
-            ro = self.host()[0]
-        else:
-            ro = self.device()[0]
-        return (ro[1:] - ro[:-1]).astype(np.int64)
-
-    # --------------------------------------------------------------- identity
-    @property
-    def fingerprint(self) -> str:
-        """``"sha256:<hex>"`` of directedness and the CSR arrays: equal graphs, equal fingerprints."""
-        if "fingerprint" not in self._cache:
-            ro, ci = self.host()
-            h = hashlib.sha256()
-            h.update(b"directed" if self.directed else b"undirected")
-            h.update(np.ascontiguousarray(ro, dtype=np.int64).tobytes())
-            h.update(np.ascontiguousarray(ci, dtype=np.int32).tobytes())
-            self._cache["fingerprint"] = "sha256:" + h.hexdigest()
-        return self._cache["fingerprint"]
-
-    def index_of(self, original_ids) -> np.ndarray:
-        """Internal vertex index of each original (file) id.
-
-        Parameters
-        ----------
-        original_ids : int or array_like of int
-            Ids as they appear in the input file.
-
-        Returns
-        -------
-        ndarray of int64, same shape as the input
-
-        Raises
-        ------
-        KeyError
-            Naming the first id that is not a vertex of the graph.
-        """
-        ids = np.atleast_1d(np.asarray(original_ids, dtype=np.int64))
-        if self.vertex_ids is None:
-            bad = ids[(ids < 0) | (ids >= self.n_vertices)]
-            if bad.size:
-                raise KeyError(f"vertex id {int(bad[0])} is not in the graph (ids are 0..{self.n_vertices - 1})")
-            out = ids
-        else:
-            order = self._cache.get("id_order")
-            if order is None:
-                order = np.argsort(self.vertex_ids, kind="stable")
-                self._cache["id_order"] = order
-            sorted_ids = self.vertex_ids[order]
-            pos = np.searchsorted(sorted_ids, ids)
-            pos_c = np.minimum(pos, len(sorted_ids) - 1)
-            missing = sorted_ids[pos_c] != ids
-            if missing.any():
-                raise KeyError(f"vertex id {int(ids[missing][0])} does not appear in {self.spec or self.name}")
-            out = order[pos_c].astype(np.int64)
-        return out if np.ndim(original_ids) else out[:1].reshape(())
-
-    def original_id(self, internal):
-        """Original (file) id of internal vertex index/indices *internal*."""
-        internal = np.asarray(internal)
-        if self.vertex_ids is None:
-            return internal.astype(np.int64)
-        return self.vertex_ids[internal]
-
-    def to_scipy(self):
-        """The adjacency matrix as ``scipy.sparse.csr_matrix`` (int8 ones), shape (n, n)."""
-        import scipy.sparse as sp
-
-        ro, ci = self.host()
-        data = np.ones(ci.shape[0], dtype=np.int8)
-        return sp.csr_matrix((data, ci, ro), shape=(self.n_vertices, self.n_vertices))
-
-
-def from_edges(src, dst, n_vertices: int | None = None, *, directed: bool = True, name: str = "graph",
-               spec: str | None = None, vertex_ids=None, remove_self_loops: bool = True,
-               remove_duplicates: bool = True, xp=None, source_label: str | None = None) -> CSRGraph:
-    """Build a :class:`CSRGraph` from edge arrays (the one builder every loader and generator uses).
-
-    Parameters
-    ----------
-    src, dst : array_like of int, shape (n_input_edges,)
-        Edge endpoints, already 0-based internal ids in ``[0, n_vertices)``. NumPy or CuPy.
-    n_vertices : int, optional
-        Vertex count; defaults to ``max(src, dst) + 1``.
-    directed : bool
-        When False every edge is symmetrized (both directions stored).
-    remove_self_loops, remove_duplicates : bool
-        Drop ``u -> u`` edges and repeated ``u -> v`` edges; the counts are kept on the graph. For an
-        undirected graph ``n_duplicates_removed`` counts input edges beyond the first of each
-        unordered pair (``u v`` and ``v u`` are the same edge).
-    vertex_ids : array_like of int, optional
-        Original id of each internal vertex (length ``n_vertices``), kept on the host as int64.
-    xp : module, optional
-        ``numpy`` or ``cupy`` to build with (default: CuPy when a GPU is present). The result's
-        arrays live in that module.
-    source_label : str, optional
-        Used in error messages (e.g. the file path).
-
-    Returns
-    -------
-    CSRGraph
-        Columns sorted within each row; ``row_offsets`` int32 when ``n_edges <= 2**31 - 1``.
-
-    Raises
-    ------
-    EmptyGraphError
-        When there are no vertices, or no edges remain after cleaning.
-    GraphFormatError
-        On a negative or non-integer id, an id >= n_vertices, or more than ``2**31 - 1`` vertices.
-    """
-    if xp is None:
-        xp = default_xp() if gpu_available() else np
-    src = _as_array(src, xp).ravel()
-    dst = _as_array(dst, xp).ravel()
-    if src.shape != dst.shape:
-        raise GraphFormatError(f"src and dst differ in length ({src.shape[0]} vs {dst.shape[0]})", source_label)
-    if src.size == 0:
-        raise EmptyGraphError("graph has no edges", source_label)
-    src = _as_integer(src, "source", source_label, xp)
-    dst = _as_integer(dst, "destination", source_label, xp)
-    lo = min(int(src.min()), int(dst.min()))
-    hi = max(int(src.max()), int(dst.max()))
-    if lo < 0:
-        raise GraphFormatError(f"negative vertex id {lo}", source_label)
-    if n_vertices is None:
-        n_vertices = hi + 1
-    elif hi >= n_vertices:
-        raise GraphFormatError(f"vertex id {hi} out of range for {n_vertices} vertices", source_label)
-    n = int(n_vertices)
-    if n <= 0:
-        raise EmptyGraphError("graph has no vertices", source_label)
-    if n > INT32_MAX:
-        raise GraphFormatError(f"{n:,} vertices exceed the int32 vertex id range", source_label)
-
-    n_loops = 0
-    if remove_self_loops:
-        keep = src != dst
-        n_loops = int(src.size - int(xp.count_nonzero(keep)))
-        if n_loops:
-            src, dst = src[keep], dst[keep]
-        del keep
-    n_input = int(src.size)
-    if n_input == 0:
-        raise EmptyGraphError("graph has no edges after removing self-loops", source_label)
-    # one int64 key per stored edge, (src << bits) | dst: sorting the keys sorts by (row, column).
-    # Built in place in one buffer: large temporaries cost more than the arithmetic on big graphs.
-    bits = max(1, (n - 1).bit_length())
-    if not directed and not remove_self_loops:
-        nonloop = src != dst  # a kept self-loop is stored once
-        back_src, back_dst = dst[nonloop], src[nonloop]
-        del nonloop
-    else:
-        back_src, back_dst = dst, src
-    n_keys = n_input if directed else n_input + int(back_src.size)
-    keys = xp.empty(n_keys, dtype=np.int64)
-    _fill_keys(keys[:n_input], src, dst, bits)
-    if not directed:
-        _fill_keys(keys[n_input:], back_src, back_dst, bits)
-    del src, dst, back_src, back_dst
-    # sort + neighbour mask; np.unique is avoided on purpose: NumPy 2.4's hash-based unique takes
-    # ~60 s on 3e7 int64 keys where sort + mask takes ~1 s
-    keys.sort()
-    if remove_duplicates:
-        keys = _unique_sorted(keys, xp)
-    offset_dtype = np.int32 if keys.size <= INT32_MAX else np.int64
-    row_offsets = xp.searchsorted(keys, xp.arange(n + 1, dtype=np.int64) << bits).astype(offset_dtype)
-    n_loops_kept = 0
-    if not directed and not remove_self_loops and remove_duplicates:
-        n_loops_kept = int(xp.count_nonzero((keys >> bits) == (keys & ((1 << bits) - 1))))
-    keys &= (1 << bits) - 1
-    cols = keys.astype(np.int32)
-    del keys
-    if not remove_duplicates:
-        n_dups = 0
-    elif directed:
-        n_dups = n_input - int(cols.size)
-    else:
-        # input edges (after loop removal) minus distinct undirected edges; a non-loop edge is
-        # stored twice, a kept self-loop once
-        n_dups = n_input - ((int(cols.size) - n_loops_kept) // 2 + n_loops_kept)
-    if vertex_ids is not None:
-        vertex_ids = np.asarray(to_host(vertex_ids)).astype(np.int64, copy=False).ravel()
-        if vertex_ids.shape[0] != n:
-            raise GraphFormatError(f"vertex_ids has {vertex_ids.shape[0]} entries for {n} vertices", source_label)
-    return CSRGraph(row_offsets=row_offsets, column_indices=cols, directed=bool(directed), name=name, spec=spec,
-                    vertex_ids=vertex_ids, n_self_loops_removed=n_loops, n_duplicates_removed=n_dups)
-
-
-def _as_array(a, xp):
-    """*a* as an array of module *xp*; CuPy input asked for on the host is copied down explicitly."""
-    if xp is np:
-        return a if isinstance(a, np.ndarray) else np.asarray(to_host(a))
-    return xp.asarray(a)
-
-
-def _as_integer(a, what: str, source_label, xp):
-    """Vertex ids as an integer array (dtype kept); integral floats become int64, else GraphFormatError."""
-    kind = a.dtype.kind
-    if kind == "u" and a.dtype.itemsize == 8:  # uint64 does not mix with the int64 keys
-        if a.size and int(a.max()) > _INT64_MAX:
-            raise GraphFormatError(f"{what} vertex id {int(a.max())} exceeds the 64-bit signed range", source_label)
-        return a.astype(np.int64)
-    if kind in "iu":
-        return a
-    if kind == "b":
-        return a.astype(np.int8)
-    if kind == "f":
-        bad = ~xp.isfinite(a) | (a != xp.floor(a))
-        if bool(bad.any()):
-            first = a[int(xp.argmax(bad))]
-            raise GraphFormatError(f"non-integer {what} vertex id {float(first)!r}", source_label)
-        return a.astype(np.int64)
-    raise GraphFormatError(f"{what} vertex ids must be integers, got dtype {a.dtype}", source_label)
-
-
-def _fill_keys(out, src, dst, bits: int) -> None:
-    """``out[:] = (src << bits) | dst`` as int64, in place (no temporaries of the edge count)."""
-    out[...] = src
-    out <<= bits
-    out |= dst
-
-
-def _unique_sorted(keys, xp):
-    """Distinct values of an already sorted 1-D array (NumPy or CuPy), in order."""
-    if keys.size < 2:
-        return keys
-    keep = xp.empty(keys.size, dtype=bool)
-    keep[0] = True
-    xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
+from . import generators
+from ._backend import xp_of
+from ._csr import (  # noqa: F401  (re-exported: CSRGraph and from_edges are public here)
+    INT32_MAX, WEIGHT_RULE, CSRGraph, _unique_sorted, _with_direction, from_edges, object_weights, weights_problem,
+)
+from .errors import EmptyGraphError, GraphFileError, GraphFormatError, InvalidArgumentError, MissingFileError
 
 
 # ================================================================================================
@@ -344,76 +35,114 @@ def _unique_sorted(keys, xp):
 # ================================================================================================
 
 #: File extensions by format (after any compression suffix is removed); other names are sniffed.
-EDGE_LIST_EXTENSIONS = (".txt", ".el", ".tsv", ".edges", ".edgelist")
+EDGE_LIST_EXTENSIONS = (".txt", ".el", ".tsv", ".edges", ".edgelist", ".csv")
 MATRIX_MARKET_EXTENSIONS = (".mtx", ".mm")
 DIMACS_EXTENSIONS = (".gr",)
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
 _SPEC_RE = re.compile(r"^[a-z_]+:")
 # a comment line of an edge list ('#' or '%' first); the newline stays so line numbers do not move
 _EDGE_COMMENT_RE = re.compile(rb"(?m)^[ \t\r\f\v]*[#%][^\n]*")
+# a comment line among Matrix Market entries; emptied (its newline kept) so the parser's line numbers stay right
+_MTX_COMMENT_RE = re.compile(rb"(?m)^[ \t\r\f\v]*%[^\n]*")
+# an empty field of a comma-separated line: a comma first, last, or after another comma
+_CSV_EMPTY_FIELD_RE = re.compile(rb"(?m)(^[ \t]*,|,[ \t\r]*,|,[ \t\r]*$)")
 _INT64_MAX = np.iinfo(np.int64).max
 _FLOAT_EXACT = 2.0 ** 53  # largest magnitude up to which float64 holds every integer
+_WEIGHT_HINT = "; load with weight=None to ignore the weights"
 
 
 def load_graph(source, *, directed: bool | None = None, name: str | None = None, remove_self_loops: bool = True,
-               remove_duplicates: bool = True, xp=None) -> CSRGraph:
+               remove_duplicates: bool = True, xp=None, weight_column: int | None = None,
+               weight: str | None = "weight") -> CSRGraph:
     """Load or build a graph from a file, a generator spec or an in-memory object.
 
     Parameters
     ----------
     source : str, os.PathLike, CSRGraph, scipy.sparse matrix/array, cupyx.scipy.sparse matrix, networkx graph, or tuple
-        - a path: SNAP-style edge list (``.txt``, ``.el``, ``.tsv``, ``.edges``), Matrix Market
-          (``.mtx``) or 9th-DIMACS shortest-path (``.gr``), each optionally compressed (``.gz``;
-          ``.bz2`` and ``.xz`` too). Compression is detected from the file's magic bytes, and a
-          file with another extension is sniffed from its first line.
+        - a path: SNAP-style edge list (``.txt``, ``.el``, ``.tsv``, ``.edges``, ``.csv``), Matrix
+          Market (``.mtx``) or 9th-DIMACS shortest-path (``.gr``), each optionally compressed
+          (``.gz``; ``.bz2`` and ``.xz`` too). Compression is detected from the file's magic bytes,
+          and a file with another extension is sniffed from its first line. Edge lists are
+          whitespace-separated, or comma-separated when their first data line holds a comma. A
+          data line holds 2 or 3 fields, or as many as the first data line (extra columns such as
+          timestamps, ratings or counts are read only when chosen as the *weight_column*).
         - a generator spec such as ``"kron:scale=22,edge_factor=16"`` or a bare generator name such
           as ``"kron"`` (a string matching ``^[a-z_]+:`` that is not an existing path), see
-          :func:`autotune.generators.generate`.
+          :func:`autotune.generators.generate`; ``weights=int:1:255`` in the spec makes it weighted.
         - a square ``scipy.sparse`` or ``cupyx.scipy.sparse`` matrix/array: every stored entry
-          (explicit zeros included) is an edge ``row -> column``.
+          (explicit zeros included) is an edge ``row -> column``; its ``data`` are the weights
+          (boolean data: unweighted).
         - a ``networkx`` graph (``Graph``, ``DiGraph``, multigraphs); integer node labels are kept
           in ``vertex_ids`` (vertices in sorted label order), other labels in
           ``graph._cache['node_labels']`` (vertices in node order).
-        - a tuple ``(src, dst)`` of NumPy or CuPy arrays of 0-based ids.
+        - a tuple ``(src, dst)`` or ``(src, dst, w)`` of NumPy or CuPy arrays of 0-based ids (and
+          weights).
         - a :class:`CSRGraph`, returned as is.
     directed : bool, optional
         None keeps the input's own direction: edge lists, DIMACS files, general Matrix Market files
         and ``(src, dst)`` tuples are directed; symmetric Matrix Market files are undirected;
-        sparse matrices are undirected when structurally symmetric; networkx graphs follow
-        ``is_directed()``; generators follow their spec. False symmetrizes a directed input. True
-        on an undirected input keeps both directions but marks the graph directed.
+        sparse matrices are undirected when symmetric (structure, and values when weighted);
+        networkx graphs follow ``is_directed()``; generators follow their spec. False symmetrizes
+        a directed input (the two directions of an edge keep the minimum weight). True on an
+        undirected input keeps both directions but marks the graph directed.
     name : str, optional
         Graph name; defaults to the file stem without compression and format extensions
         (``web-NotreDame`` for ``web-NotreDame.txt.gz``), the spec string for generators.
     remove_self_loops, remove_duplicates : bool
-        Clean the edges (counts kept on the graph). Generators always clean.
+        Clean the edges (counts kept on the graph). Generators always clean. Merged duplicates
+        keep the minimum weight; ``n_weight_conflicts`` counts the removed ones that were heavier.
     xp : module, optional
         ``numpy`` or ``cupy`` for the result's arrays (default: CuPy when a GPU is present). Files
         are parsed on the host.
+    weight_column : int, optional
+        Edge-list files only: the 0-based column holding the edge weights (``2`` for ``source
+        target weight``). None (the default) reads an edge list unweighted, since a third column is
+        not always a weight (timestamps, signed ratings, counts). Other sources carry their weights
+        in a fixed place (Matrix Market values, DIMACS arc lengths, sparse data) and ignore it.
+    weight : str or None, default "weight"
+        The NetworkX edge attribute holding the weights (an edge without it weighs 1, NetworkX's
+        convention; a graph where no edge has it is unweighted). None loads any source unweighted:
+        Matrix Market values, DIMACS lengths, sparse data and a tuple's third array are ignored.
 
     Returns
     -------
     CSRGraph
-        ``spec`` is the path string for files and the canonical spec for generators.
+        ``spec`` is the path string for files and the canonical spec for generators. ``weights``
+        is int32 for integer inputs (Matrix Market ``integer``, integer weight columns, DIMACS
+        lengths, integer arrays), float32 for real ones, None when unweighted.
 
     Raises
     ------
-    FileNotFoundError
-        When a path does not exist (and the string is not a generator spec).
+    MissingFileError
+        (a ``FileNotFoundError``) When a path does not exist (and the string is not a generator spec).
+    GraphFileError
+        (a ``GraphFormatError`` and an ``OSError``) When a file cannot be read: a directory, FIFO,
+        device or socket (refused before it is opened), no permission, an I/O error.
+    HostMemoryError
+        When a Matrix Market size line, a DIMACS problem line or a generator spec declares a graph
+        larger than the available host memory (bytes needed vs available), before allocating it.
     GraphFormatError
-        On malformed input, naming the file and 1-based line.
+        On malformed input, naming the file and 1-based line (or, for in-memory input, the array
+        position / edge): among others a weight that is zero, negative, NaN, infinite,
+        non-numeric, or an integer beyond int32, or a data line without the chosen weight column.
     EmptyGraphError
         When the input has no edges (after cleaning).
     TypeError
         On an input of another type.
-    ValueError
-        On a malformed or unknown generator spec.
+    GeneratorSpecError
+        (a ValueError) On a malformed or unknown generator spec.
+    InvalidArgumentError
+        (a ValueError) On a *weight_column* that is not an integer >= 2, or given together with
+        ``weight=None``; on a generator spec with ``weights=`` and ``weight=None``.
 
     Examples
     --------
     >>> g = load_graph("web-NotreDame.txt.gz")                # doctest: +SKIP
-    >>> g = load_graph("kron:scale=20", xp=numpy)              # doctest: +SKIP
+    >>> g = load_graph("soc-sign-bitcoinotc.csv.gz", weight_column=2)   # doctest: +SKIP
+    >>> g = load_graph("kron:scale=20,weights=int:1:255", xp=numpy)     # doctest: +SKIP
     """
+    weight_column = _check_weight_column(weight_column, weight)
+    keep_weights = weight is not None
     build = dict(remove_self_loops=remove_self_loops, remove_duplicates=remove_duplicates, xp=xp)
     if isinstance(source, CSRGraph):
         return source
@@ -421,46 +150,63 @@ def load_graph(source, *, directed: bool | None = None, name: str | None = None,
         text = os.fspath(source)
         if isinstance(text, bytes):
             text = os.fsdecode(text)
-        if os.path.exists(text):
-            return _load_file(text, directed=directed, name=name, **build)
+        if os.path.lexists(text) or not (isinstance(source, str) and _looks_like_spec(text)):
+            # a file (or nothing that could be one): every problem opening it names the path
+            return _load_file(text, directed=directed, name=name, weight_column=weight_column,
+                              keep_weights=keep_weights, **build)
         if isinstance(source, str) and _looks_like_spec(text):
-            from . import generators
-
-            return generators.generate(text.strip(), xp=xp, directed=directed, name=name)
-        raise FileNotFoundError(errno.ENOENT, "graph file not found (nor a generator spec such as "
-                                "'kron:scale=20')", text)
+            g = generators.generate(text.strip(), xp=xp, directed=directed, name=name)
+            if not keep_weights and g.weights is not None:
+                raise InvalidArgumentError(f"generator spec {text.strip()!r} asks for weights but weight=None was "
+                                           "given")
+            return g
+        raise MissingFileError(text, "graph file not found (nor a generator spec such as 'kron:scale=20')",
+                               errno.ENOENT)  # pragma: no cover - _load_file raised it
     if isinstance(source, tuple):
-        if len(source) != 2:
-            raise TypeError(f"load_graph expects a (src, dst) tuple of 2 arrays, got a tuple of {len(source)}")
-        src, dst = source
+        if len(source) not in (2, 3):
+            raise TypeError(f"load_graph expects a (src, dst) or (src, dst, weights) tuple of arrays, got a tuple "
+                            f"of {len(source)}")
+        src, dst = source[0], source[1]
+        w = source[2] if len(source) == 3 and keep_weights else None
         if xp is None and xp_of(src) is not np:
             build["xp"] = xp_of(src)  # CuPy arrays stay on the GPU
-        return from_edges(src, dst, directed=True if directed is None else bool(directed),
+        return from_edges(src, dst, weights=w, directed=True if directed is None else bool(directed),
                           name=name or "edges", **build)
     sp = sys.modules.get("scipy.sparse")
     if sp is not None and sp.issparse(source):
-        return _from_sparse(source, sp, np, directed=directed, name=name, **build)
+        return _from_sparse(source, sp, np, directed=directed, name=name, keep_weights=keep_weights, **build)
     cusp = sys.modules.get("cupyx.scipy.sparse")
     if cusp is not None and cusp.issparse(source):
         import cupy
 
         if xp is None:
             build["xp"] = cupy
-        return _from_sparse(source, cusp, cupy, directed=directed, name=name, **build)
+        return _from_sparse(source, cusp, cupy, directed=directed, name=name, keep_weights=keep_weights, **build)
     nx = sys.modules.get("networkx")
     if nx is not None and isinstance(source, nx.Graph):
-        return _from_networkx(source, directed=directed, name=name, **build)
+        return _from_networkx(source, directed=directed, name=name, weight=weight, **build)
     kind = type(source)
     raise TypeError(f"load_graph cannot read a {kind.__module__}.{kind.__qualname__}; expected a path, a generator "
-                    "spec, a scipy/cupyx sparse matrix, a networkx graph, a (src, dst) tuple or a CSRGraph")
+                    "spec, a scipy/cupyx sparse matrix, a networkx graph, a (src, dst[, weights]) tuple or a CSRGraph")
+
+
+def _check_weight_column(weight_column, weight):
+    if weight_column is None:
+        return None
+    if isinstance(weight_column, (bool, np.bool_)) or not isinstance(weight_column, (int, np.integer)):
+        raise InvalidArgumentError(f"weight_column must be an integer column index (0-based), got {weight_column!r}")
+    wc = int(weight_column)
+    if wc < 2:
+        raise InvalidArgumentError(f"weight_column must be >= 2 (columns 0 and 1 are the source and target), got {wc}")
+    if weight is None:
+        raise InvalidArgumentError(f"weight_column={wc} asks for weights but weight=None loads the graph unweighted")
+    return wc
 
 
 def _looks_like_spec(text: str) -> bool:
     if _SPEC_RE.match(text.strip()):
         return True
-    from .generators import available_generators
-
-    return text.strip() in available_generators()
+    return text.strip() in generators.available_generators()
 
 
 def graph_name_from_path(path: str) -> str:
@@ -474,48 +220,26 @@ def graph_name_from_path(path: str) -> str:
     return stem or base
 
 
-def _with_direction(g: CSRGraph, directed: bool | None, **build) -> CSRGraph:
-    """*g* with the requested direction: mark an undirected graph directed, or symmetrize a directed one."""
-    if directed is None or bool(directed) == g.directed:
-        return g
-    if directed:
-        cache = {k: v for k, v in g._cache.items() if k == "node_labels"}
-        return dataclasses.replace(g, directed=True, _cache=cache)
-    xp = build.get("xp") or xp_of(g.row_offsets)
-    ro, ci = (g.row_offsets, g.column_indices) if xp is xp_of(g.row_offsets) else (
-        _as_array(g.row_offsets, xp), _as_array(g.column_indices, xp))
-    # row of every stored edge (CuPy's repeat takes no array of counts, searchsorted works in both)
-    rows = xp.searchsorted(ro[1:], xp.arange(g.n_edges, dtype=ro.dtype), side="right")
-    out = from_edges(rows, ci, g.n_vertices, directed=False, name=g.name, spec=g.spec, vertex_ids=g.vertex_ids,
-                     remove_self_loops=build.get("remove_self_loops", True),
-                     remove_duplicates=build.get("remove_duplicates", True), xp=xp, source_label=g.spec)
-    out.n_self_loops_removed += g.n_self_loops_removed
-    out.n_duplicates_removed += g.n_duplicates_removed
-    if "node_labels" in g._cache:
-        out._cache["node_labels"] = g._cache["node_labels"]
-    return out
-
-
 # ------------------------------------------------------------------------------------ files
-def _load_file(path: str, *, directed, name, remove_self_loops, remove_duplicates, xp) -> CSRGraph:
-    if os.path.isdir(path):
-        raise GraphFormatError("is a directory, not a graph file", path)
+def _load_file(path: str, *, directed, name, remove_self_loops, remove_duplicates, xp, weight_column=None,
+               keep_weights=True) -> CSRGraph:
     data = _read_bytes(path)
     fmt = _file_format(path, data)
     vertex_ids = None
     if fmt == "mtx":
-        src, dst, n, symmetric = _parse_matrix_market(data, path)
+        src, dst, n, symmetric, w = _parse_matrix_market(data, path, keep_weights)
         if symmetric and not directed:  # None or False: undirected, each stored entry once
             keep = src >= dst
             src, dst = src[keep], dst[keep]
+            w = None if w is None else w[keep]
             is_directed = False
         else:  # general, or symmetric read as directed (both directions, marked directed)
             is_directed = True if directed is None else bool(directed)
     elif fmt == "dimacs":
-        src, dst, n = _parse_dimacs(data, path)
+        src, dst, n, w = _parse_dimacs(data, path, keep_weights)
         is_directed = True if directed is None else bool(directed)
     else:
-        src, dst = _parse_edge_list(data, path)
+        src, dst, w = _parse_edge_list(data, path, weight_column)
         if src.size == 0:
             raise EmptyGraphError("graph has no edges (no data lines)", path)
         src, dst, vertex_ids, n = _compact_ids(src, dst)
@@ -523,15 +247,66 @@ def _load_file(path: str, *, directed, name, remove_self_loops, remove_duplicate
     del data
     if src.size == 0:
         raise EmptyGraphError("graph has no edges", path)
-    return from_edges(src, dst, n, directed=is_directed, name=name or graph_name_from_path(path), spec=path,
-                      vertex_ids=vertex_ids, remove_self_loops=remove_self_loops,
+    return from_edges(src, dst, n, weights=w, directed=is_directed, name=name or graph_name_from_path(path),
+                      spec=path, vertex_ids=vertex_ids, remove_self_loops=remove_self_loops,
                       remove_duplicates=remove_duplicates, xp=xp, source_label=path)
 
 
+def _plan_file(path: str, n: int, n_entries: int, *, directed: bool, file_bytes: int, weighted: bool,
+               per_entry: int, what: str) -> None:
+    """Refuse a file whose header declares more than the host can hold, before parsing it.
+
+    The peak is :func:`autotune.memory.edge_file_bytes` of the declared sizes (the parse at
+    *per_entry* bytes per entry, then the CSR build; *directed* False counts a symmetrized build,
+    the larger one). Raises :class:`~autotune.errors.HostMemoryError` naming *path*, with bytes
+    needed vs available. A vertex count past the int32 range is left to the builder's own error.
+    """
+    if n > INT32_MAX:
+        return
+    from .memory import check_host_memory, edge_file_bytes
+
+    needed = edge_file_bytes(n, n_entries, n_entries, directed=directed, file_bytes=file_bytes,
+                             parse_bytes_per_entry=per_entry + (8 if weighted else 0), weighted=weighted)
+    check_host_memory(path, needed, what)
+
+
+def _extension(path: str) -> str:
+    """Lower-case format extension of *path* after any compression suffix (``.txt`` for ``a.txt.gz``)."""
+    base = os.path.basename(path).lower()
+    for suffix in _COMPRESSION_SUFFIXES:
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    return os.path.splitext(base)[1]
+
+
+def _file_weights(w, path: str, line_of, hint: str = _WEIGHT_HINT) -> np.ndarray:
+    """Validated int32/float32 weights parsed from a file; a bad one raises naming its line.
+
+    *line_of(i)* is the 1-based line of value ``i``; *hint* is appended to the message.
+    """
+    conv, i, reason = weights_problem(w, np)
+    if conv is None:
+        raise GraphFormatError(reason + hint, path, int(line_of(i)))
+    return conv
+
+
 def _read_bytes(path: str) -> bytes:
-    """The file's bytes, decompressed when its magic bytes say gzip, bzip2 or xz."""
-    with open(path, "rb") as fh:
-        raw = fh.read()
+    """The file's bytes, decompressed when its magic bytes say gzip, bzip2 or xz.
+
+    Opened by :func:`autotune._files.read_bytes`: a directory, FIFO, device or socket is refused
+    before it is opened, and every ``OSError`` (permission, a file that vanished, an I/O error)
+    becomes a :class:`~autotune.errors.GraphFileError` (a :class:`~autotune.errors.MissingFileError`
+    when it does not exist) naming the path.
+    """
+    from ._files import read_bytes
+    from .errors import MissingFileError
+
+    try:
+        raw = read_bytes(path, "graph file", error=GraphFileError)
+    except MissingFileError:
+        raise MissingFileError(path, "graph file not found (nor a generator spec such as 'kron:scale=20')",
+                               errno.ENOENT) from None
     try:
         if raw[:2] == b"\x1f\x8b":
             import gzip
@@ -552,12 +327,7 @@ def _read_bytes(path: str) -> bytes:
 
 def _file_format(path: str, data: bytes) -> str:
     """``"mtx"``, ``"dimacs"`` or ``"edges"`` from the extension, else from the first non-blank line."""
-    base = os.path.basename(path).lower()
-    for suffix in _COMPRESSION_SUFFIXES:
-        if base.endswith(suffix):
-            base = base[: -len(suffix)]
-            break
-    ext = os.path.splitext(base)[1]
+    ext = _extension(path)
     if ext in MATRIX_MARKET_EXTENSIONS:
         return "mtx"
     if ext in DIMACS_EXTENSIONS:
@@ -654,26 +424,67 @@ def _is_blank_or_comment(line: bytes) -> bool:
 
 
 # ------------------------------------------------------------------------------- edge lists
-def _parse_edge_list(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(src, dst)`` int64 ids of a SNAP-style edge list (fast vectorised parse; slow scan on trouble)."""
+# bytes that make a number token a float literal ('.', exponent, nan, inf)
+_FLOATISH = np.zeros(256, dtype=bool)
+_FLOATISH[np.frombuffer(b".eEnNiI", dtype=np.uint8)] = True
+
+
+def _edge_list_fields_rule(k0: int | None) -> str:
+    if k0 is None or k0 <= 3:
+        return "expected 2 or 3 fields (source target [weight])"
+    return f"expected 2, 3 or {k0} fields (source target [more columns], as many as the first data line)"
+
+
+def _parse_edge_list(data: bytes, path: str, weight_column: int | None = None, sep: str | None = None):
+    """``(src, dst, weights)`` of a SNAP-style or comma-separated edge list.
+
+    ``src``/``dst`` are int64 ids; ``weights`` is None without *weight_column*, else int32 (every
+    value of that column an integer literal) or float32, validated. Fast vectorised parse; a
+    line-by-line scan on trouble, which reports the first bad line. *sep* ``","`` forces
+    comma-separated fields; None (what the loader passes) sniffs them from the first data line.
+    """
     data = _strip_bom(data)
-    start, _ = _skip_leading(data, _is_blank_or_comment)
+    start, first_line = _skip_leading(data, _is_blank_or_comment)
     body = data[start:]
     if b"#" in body or b"%" in body:
         body = _EDGE_COMMENT_RE.sub(b"", body)
-    tk = _Tokens(body)
+    if sep is None:
+        end = body.find(b"\n")
+        sep = "," if b"," in body[: len(body) if end < 0 else end] else " "
+
+    def slow():
+        return _scan_edge_list(data, path, weight_column, sep)
+
+    csv = sep == ","
+    body_numbers = body
+    if csv:
+        if _CSV_EMPTY_FIELD_RE.search(body):
+            return slow()
+        body_numbers = body.replace(b",", b" ")
+    tk = _Tokens(body_numbers)
     if tk.first.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if bool(((tk.counts < 2) | (tk.counts > 3)).any()):
-        return _scan_edge_list(data, path)  # reports the first bad line
-    vals = _fromstring(body, np.int64)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), None
+    counts = tk.counts
+    k0 = int(counts[0])
+    bad = (counts < 2) | ((counts > 3) & (counts != k0))
+    if weight_column is not None:
+        bad |= counts <= weight_column
+    if bool(bad.any()):
+        return slow()  # reports the first bad line
+    if csv:  # fields separated by commas only: commas per line == fields - 1
+        commas = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == ord(","))
+        per_line = np.bincount(np.searchsorted(tk.newlines, commas), minlength=int(tk.lines[-1]) + 1)
+        if bool((per_line[tk.lines] != counts - 1).any()):
+            return slow()
+    vals = _fromstring(body_numbers, np.int64)
     ok = vals is not None and vals.size == tk.starts.size
+    integer_weights = True
     if ok:
         src, dst = vals[tk.first], vals[tk.first + 1]
         ok = int(max(src.max(), dst.max())) < _INT64_MAX and int(min(src.min(), dst.min())) >= 0
-    elif bool((tk.counts == 3).any()):
-        # real-valued weights in the third column: parse as float64, ids must be exact integers
-        vals = _fromstring(body, np.float64)
+    elif bool((counts > 2).any()):
+        # real values in another column: parse as float64, ids must be exact integers
+        vals = _fromstring(body_numbers, np.float64)
         ok = vals is not None and vals.size == tk.starts.size
         if ok:
             src_f, dst_f = vals[tk.first], vals[tk.first + 1]
@@ -681,9 +492,32 @@ def _parse_edge_list(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray]:
             ok = bool(np.all((both >= 0) & (both < _FLOAT_EXACT) & (both == np.floor(both))))
             if ok:
                 src, dst = src_f.astype(np.int64), dst_f.astype(np.int64)
+                if weight_column is not None:
+                    integer_weights = _integer_literals(tk, weight_column)
     if not ok:
-        return _scan_edge_list(data, path)
-    return src, dst
+        return slow()
+    if weight_column is None:
+        return src, dst, None
+    w = vals[tk.first + weight_column]
+    if w.dtype.kind == "f" and integer_weights:
+        w = np.clip(w, -(2.0 ** 62), 2.0 ** 62).astype(np.int64)  # out-of-int32 values still fail below
+    lines = tk.lines
+    w = _file_weights(w, path, lambda i: first_line + int(lines[i]), _column_hint(weight_column))
+    return src, dst, w
+
+
+def _column_hint(weight_column: int) -> str:
+    return f" (weight_column={weight_column}; choose another column, or none to load the graph unweighted)"
+
+
+def _integer_literals(tk, column: int) -> bool:
+    """Whether every token of *column* is written as an integer (no '.', exponent, nan or inf)."""
+    pos = np.flatnonzero(_FLOATISH[tk.bytes])
+    if pos.size == 0:
+        return True
+    tok = np.searchsorted(tk.starts, pos, side="right") - 1
+    line = np.searchsorted(tk.first, tok, side="right") - 1
+    return not bool(np.any(tok - tk.first[line] == column))
 
 
 def _parse_id(tok: bytes, path: str, lineno: int, what: str = "vertex id") -> int:
@@ -695,22 +529,67 @@ def _parse_id(tok: bytes, path: str, lineno: int, what: str = "vertex id") -> in
         return value
     if t[:1] == b"-" and t[1:].isdigit():
         raise GraphFormatError(f"negative {what} {tok.decode(errors='replace')}", path, lineno)
-    raise GraphFormatError(f"non-integer {what} {tok.decode('utf-8', 'replace')!r}", path, lineno)
+    hint = " (a header line? comment it out with '#')" if lineno == 1 and re.search(rb"[A-Za-z]", tok) else ""
+    raise GraphFormatError(f"non-integer {what} {tok.decode('utf-8', 'replace')!r}{hint}", path, lineno)
 
 
-def _scan_edge_list(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray]:
-    """Line-by-line edge-list parse: raises at the first bad line, else returns the edges (slow path)."""
-    src, dst = [], []
+def _parse_number(tok: bytes):
+    """int for an integer literal, float for a real one, None when *tok* is not a number."""
+    t = tok.strip()
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def _scan_edge_list(data: bytes, path: str, weight_column: int | None = None, sep: str = " "):
+    """Line-by-line edge-list parse: raises at the first bad line, else returns ``(src, dst, weights)``
+    (slow path)."""
+    src, dst, wvals, wlines = [], [], [], []
+    k0 = None
+    csv = sep == ","
     for lineno, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0][:1] in (b"#", b"%"):
+        stripped = line.strip()
+        if not stripped or stripped[:1] in (b"#", b"%"):
             continue
-        if len(fields) not in (2, 3):
-            raise GraphFormatError(f"expected 2 or 3 fields (source target [weight]), found {len(fields)}: "
-                                   f"{_excerpt(line)!r}", path, lineno)
+        if csv:
+            fields = [f.strip() for f in stripped.split(b",")]
+            if any(not f for f in fields):
+                raise GraphFormatError(f"empty field in comma-separated line {_excerpt(line)!r}", path, lineno)
+            if any(len(f.split()) != 1 for f in fields):
+                raise GraphFormatError(f"a field holds spaces in comma-separated line {_excerpt(line)!r}", path,
+                                       lineno)
+        else:
+            fields = line.split()
+        if k0 is None:
+            k0 = len(fields)
+        if len(fields) < 2 or (len(fields) > 3 and len(fields) != k0):
+            raise GraphFormatError(f"{_edge_list_fields_rule(k0 if len(fields) >= 2 else None)}, found "
+                                   f"{len(fields)}: {_excerpt(line)!r}", path, lineno)
         src.append(_parse_id(fields[0], path, lineno))
         dst.append(_parse_id(fields[1], path, lineno))
-    return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+        if weight_column is not None:
+            if len(fields) <= weight_column:
+                raise GraphFormatError(f"no weight column {weight_column} (0-based) on a line of {len(fields)} "
+                                       f"fields: {_excerpt(line)!r}", path, lineno)
+            value = _parse_number(fields[weight_column])
+            if value is None:
+                raise GraphFormatError(f"non-numeric weight {fields[weight_column].decode('utf-8', 'replace')!r} "
+                                       f"({WEIGHT_RULE}){_column_hint(weight_column)}", path, lineno)
+            wvals.append(value)
+            wlines.append(lineno)
+    w = None
+    if weight_column is not None and wvals:
+        if all(isinstance(v, int) for v in wvals):
+            w = np.array([max(min(v, 1 << 62), -(1 << 62)) for v in wvals], dtype=np.int64)
+        else:
+            w = np.array(wvals, dtype=np.float64)
+        w = _file_weights(w, path, lambda i: wlines[i], _column_hint(weight_column))
+    return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), w
 
 
 def _compact_ids(src: np.ndarray, dst: np.ndarray):
@@ -741,8 +620,10 @@ _MTX_FIELDS = ("pattern", "integer", "real")
 _MTX_SYMMETRIES = ("general", "symmetric")
 
 
-def _parse_matrix_market(data: bytes, path: str):
-    """``(rows, cols, n, symmetric)`` of a Matrix Market coordinate file (0-based, symmetric expanded)."""
+def _parse_matrix_market(data: bytes, path: str, keep_weights: bool = True):
+    """``(rows, cols, n, symmetric, weights)`` of a Matrix Market coordinate file (0-based, symmetric
+    expanded). ``weights`` (one per returned entry) is None for a ``pattern`` file or when
+    *keep_weights* is False, int32 for an ``integer`` file, float32 for a ``real`` one."""
     import io
 
     import scipy.io
@@ -783,8 +664,15 @@ def _parse_matrix_market(data: bytes, path: str):
     if nnz == 0 or n_rows == 0:
         raise EmptyGraphError(f"matrix has no entries ({n_rows} x {n_cols}, 0 stored), so the graph has no edges",
                               path)
+    symmetric = sym == "symmetric"
+    _plan_file(path, n_rows, nnz * (2 if symmetric else 1), directed=symmetric, file_bytes=len(data),
+               weighted=keep_weights and fld != "pattern", per_entry=40,
+               what=f"the size line declares {n_rows:,} vertices and {nnz:,} entries")
+    parsed = data
+    if end >= 0 and data.find(b"%", end) >= 0:  # comment lines among the entries: emptied, lines kept
+        parsed = data[:end] + _MTX_COMMENT_RE.sub(b"", data[end:])
     try:
-        a = scipy.io.mmread(io.BytesIO(data))
+        a = scipy.io.mmread(io.BytesIO(parsed))
     except Exception as exc:  # scipy/fast_matrix_market raise ValueError/RuntimeError with "Line N: ..."
         msg = str(exc)
         found = re.search(r"[Ll]ine (\d+)", msg)
@@ -795,25 +683,64 @@ def _parse_matrix_market(data: bytes, path: str):
     a = a.tocoo()
     rows = np.asarray(a.row, dtype=np.int64)
     cols = np.asarray(a.col, dtype=np.int64)
-    return rows, cols, n_rows, sym == "symmetric"
+    w = None
+    if keep_weights and fld != "pattern":
+        values = np.asarray(a.data)
+        values = values.astype(np.int64 if fld == "integer" else np.float64, copy=False)
+        conv, _, reason = weights_problem(values, np)
+        if conv is None:  # find the offending line (error path only: the expanded entries have no line)
+            line, reason = _mtx_bad_weight_line(data, pos, lineno, fld)
+            raise GraphFormatError(reason + _WEIGHT_HINT, path, line)
+        w = conv
+    return rows, cols, n_rows, sym == "symmetric", w
+
+
+def _mtx_bad_weight_line(data: bytes, pos: int, size_lineno: int, fld: str) -> tuple[int | None, str]:
+    """``(line, reason)`` of the first entry line after the size line (at offset *pos*) whose value
+    is not a valid weight (slow scan, used only to report an error)."""
+    first_reason = None
+    for lineno, line in enumerate(data[pos:].split(b"\n")[1:], start=size_lineno + 1):
+        fields = line.split()
+        if len(fields) < 3 or fields[0][:1] == b"%":
+            continue
+        value = _parse_number(fields[2])
+        if value is None:
+            return lineno, f"non-numeric value {fields[2].decode('utf-8', 'replace')!r} ({WEIGHT_RULE})"
+        arr = np.array([max(min(value, 1 << 62), -(1 << 62))], dtype=np.int64) if fld == "integer" else \
+            np.array([float(value)], dtype=np.float64)
+        conv, _, reason = weights_problem(arr, np)
+        if conv is None:
+            return lineno, reason
+        first_reason = first_reason or reason
+    return None, first_reason or f"invalid weight ({WEIGHT_RULE})"
 
 
 # ---------------------------------------------------------------------------------- DIMACS
-def _parse_dimacs(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(src, dst, n)`` (0-based) of a 9th DIMACS ``.gr`` file; vectorised when the arcs are plain."""
+def _parse_dimacs(data: bytes, path: str, keep_weights: bool = True):
+    """``(src, dst, n, weights)`` (0-based) of a 9th DIMACS ``.gr`` file; vectorised when the arcs are plain.
+
+    ``weights`` are the arc lengths: int32 when written as integers (the format's rule), float32
+    when real; None when the arcs carry no length or *keep_weights* is False.
+    """
     data = _strip_bom(data)
     # header: comment lines and the problem line, up to the first arc line
     pos, lineno = _skip_leading(data, lambda line: not line.strip() or line.lstrip()[:1] in (b"c", b"p"))
     header = data[:pos]
     p_lines = [(i, ln) for i, ln in enumerate(header.split(b"\n"), start=1) if ln.lstrip()[:1] == b"p"]
+
+    def slow():
+        return _scan_dimacs(data, path, keep_weights)
+
     if len(p_lines) != 1 or pos >= len(data):
-        return _scan_dimacs(data, path)  # missing/duplicate problem line, arc before it, or no arcs
+        return slow()  # missing/duplicate problem line, arc before it, or no arcs
     p_lineno, p_line = p_lines[0]
     n, m = _dimacs_problem(p_line, path, p_lineno)
+    _plan_file(path, n, m, directed=False, file_bytes=3 * len(data), weighted=keep_weights, per_entry=150,
+               what=f"the problem line declares {n:,} vertices and {m:,} arcs")
     body = data[pos:]
     tk = _Tokens(body)
     if tk.first.size == 0:
-        return _scan_dimacs(data, path)
+        return slow()
     b = tk.bytes
     lead = tk.starts[tk.first]
     after = lead + 1
@@ -823,26 +750,42 @@ def _parse_dimacs(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray, int]:
     n_lines = tk.first.size
     if (not bool(is_arc.all()) or bool(((tk.counts < 3) | (tk.counts > 4)).any())
             or body.count(b"a") != n_lines):
-        return _scan_dimacs(data, path)
+        return slow()
+    has_length = tk.counts == 4
+    if keep_weights and bool(has_length.any()) and not bool(has_length.all()):
+        return slow()  # reports the first arc whose length is missing
     numbers = body.translate(None, b"a")
     id_first = tk.first - np.arange(n_lines)  # each line lost its 'a' token
     vals = _fromstring(numbers, np.int64)
     ok = vals is not None and vals.size == tk.starts.size - n_lines
-    if not ok:
+    lengths = None
+    if ok:
+        u, v = vals[id_first], vals[id_first + 1]
+        if keep_weights and bool(has_length[0]):
+            lengths = vals[id_first + 2]
+    else:
         vals = _fromstring(numbers, np.float64)  # real-valued arc lengths
         ok = vals is not None and vals.size == tk.starts.size - n_lines
         if ok:
             uv = np.concatenate([vals[id_first], vals[id_first + 1]])
             ok = bool(np.all((np.abs(uv) < _FLOAT_EXACT) & (uv == np.floor(uv))))
-            vals = vals.astype(np.int64) if ok else vals
+            if ok:
+                u, v = vals[id_first].astype(np.int64), vals[id_first + 1].astype(np.int64)
+                if keep_weights and bool(has_length[0]):
+                    lengths = vals[id_first + 2]
+                    if _integer_literals(tk, 3):
+                        lengths = np.clip(lengths, -(2.0 ** 62), 2.0 ** 62).astype(np.int64)
     if not ok:
-        return _scan_dimacs(data, path)
-    u, v = vals[id_first], vals[id_first + 1]
+        return slow()
     if bool(((u < 1) | (u > n) | (v < 1) | (v > n)).any()):
-        return _scan_dimacs(data, path)
+        return slow()
     if n_lines != m:
         raise GraphFormatError(f"problem line declares {m} arcs but the file has {n_lines}", path, p_lineno)
-    return u - 1, v - 1, n
+    w = None
+    if lengths is not None:
+        lines = tk.lines
+        w = _file_weights(lengths, path, lambda i: lineno + int(lines[i]))
+    return u - 1, v - 1, n, w
 
 
 def _dimacs_problem(line: bytes, path: str, lineno: int) -> tuple[int, int]:
@@ -860,10 +803,12 @@ def _dimacs_problem(line: bytes, path: str, lineno: int) -> tuple[int, int]:
     return n, m
 
 
-def _scan_dimacs(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray, int]:
-    """Line-by-line DIMACS parse: raises at the first bad line, else returns the arcs (slow path)."""
+def _scan_dimacs(data: bytes, path: str, keep_weights: bool = True):
+    """Line-by-line DIMACS parse: raises at the first bad line, else returns ``(src, dst, n, weights)``
+    (slow path)."""
     n = m = p_lineno = None
-    src, dst = [], []
+    src, dst, lengths, length_lines = [], [], [], []
+    first_arc = None  # (line, has a length)
     for lineno, line in enumerate(data.split(b"\n"), start=1):
         fields = line.split()
         if not fields or fields[0][:1] == b"c":
@@ -873,6 +818,8 @@ def _scan_dimacs(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray, int]:
             if p_lineno is not None:
                 raise GraphFormatError(f"duplicate problem line (the first is line {p_lineno})", path, lineno)
             n, m = _dimacs_problem(line, path, lineno)
+            _plan_file(path, n, m, directed=False, file_bytes=len(data), weighted=keep_weights, per_entry=250,
+                       what=f"the problem line declares {n:,} vertices and {m:,} arcs")
             p_lineno = lineno
         elif kind == b"a":
             if p_lineno is None:
@@ -887,6 +834,21 @@ def _scan_dimacs(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray, int]:
                     raise GraphFormatError(f"vertex id {x} out of range 1..{n}", path, lineno)
             src.append(u - 1)
             dst.append(v - 1)
+            if keep_weights:
+                has = len(fields) == 4
+                if first_arc is None:
+                    first_arc = (lineno, has)
+                elif has != first_arc[1]:
+                    raise GraphFormatError(
+                        f"arc line {_excerpt(line)!r} " + ("has a length but" if has else "has no length but")
+                        + f" the first arc (line {first_arc[0]}) " + ("has none" if has else "has one"), path, lineno)
+                if has:
+                    value = _parse_number(fields[3])
+                    if value is None:
+                        raise GraphFormatError(f"non-numeric arc length {fields[3].decode('utf-8', 'replace')!r} "
+                                               f"({WEIGHT_RULE}){_WEIGHT_HINT}", path, lineno)
+                    lengths.append(value)
+                    length_lines.append(lineno)
         else:
             raise GraphFormatError(f"unexpected line {_excerpt(line)!r}: DIMACS lines start with 'c', 'p' or 'a'",
                                    path, lineno)
@@ -894,22 +856,38 @@ def _scan_dimacs(data: bytes, path: str) -> tuple[np.ndarray, np.ndarray, int]:
         raise GraphFormatError("missing problem line 'p sp <vertices> <arcs>'", path)
     if len(src) != m:
         raise GraphFormatError(f"problem line declares {m} arcs but the file has {len(src)}", path, p_lineno)
-    return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n
+    w = None
+    if lengths:
+        if all(isinstance(x, int) for x in lengths):
+            w = np.array([max(min(x, 1 << 62), -(1 << 62)) for x in lengths], dtype=np.int64)
+        else:
+            w = np.array(lengths, dtype=np.float64)
+        w = _file_weights(w, path, lambda i: length_lines[i])
+    return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n, w
 
 
 # --------------------------------------------------------------------------- in-memory input
-def _is_symmetric(rows, cols, n: int, xp) -> bool:
-    """Whether the pattern ``{(rows[i], cols[i])}`` equals its transpose."""
+def _is_symmetric(rows, cols, n: int, xp, w=None) -> bool:
+    """Whether the pattern ``{(rows[i], cols[i])}`` equals its transpose, and with weights *w* also
+    the values (duplicate entries merged to their minimum, as the builder merges them)."""
+    from ._csr import _merge_min
+
     fwd = rows * n + cols
-    fwd.sort()
-    fwd = _unique_sorted(fwd, xp)
     back = cols * n + rows
-    back.sort()
-    back = _unique_sorted(back, xp)
-    return fwd.size == back.size and bool((fwd == back).all())
+    if w is None:
+        fwd.sort()
+        fwd = _unique_sorted(fwd, xp)
+        back.sort()
+        back = _unique_sorted(back, xp)
+        return fwd.size == back.size and bool((fwd == back).all())
+    of, ob = xp.argsort(fwd), xp.argsort(back)
+    fwd, wf, _ = _merge_min(fwd[of], w[of], 0, True, xp)
+    back, wb, _ = _merge_min(back[ob], w[ob], 0, True, xp)
+    return fwd.size == back.size and bool((fwd == back).all()) and bool((wf == wb).all())
 
 
-def _from_sparse(a, sp_module, mod, *, directed, name, remove_self_loops, remove_duplicates, xp) -> CSRGraph:
+def _from_sparse(a, sp_module, mod, *, directed, name, keep_weights, remove_self_loops, remove_duplicates,
+                 xp) -> CSRGraph:
     if a.shape[0] != a.shape[1]:
         raise GraphFormatError(f"sparse matrix is {a.shape[0]} x {a.shape[1]}; an adjacency matrix must be square")
     n = int(a.shape[0])
@@ -918,17 +896,24 @@ def _from_sparse(a, sp_module, mod, *, directed, name, remove_self_loops, remove
     cols = mod.asarray(coo.col).astype(np.int64)
     if rows.size == 0:
         raise EmptyGraphError("sparse matrix has no stored entries, so the graph has no edges")
-    symmetric = directed is not True and _is_symmetric(rows, cols, n, mod)
+    w = None
+    if keep_weights and coo.data.dtype.kind != "b":  # boolean data: a pattern, unweighted
+        w, i, reason = weights_problem(mod.asarray(coo.data), mod)
+        if w is None:
+            raise GraphFormatError(f"sparse matrix data[{i}] (entry ({int(rows[i])}, {int(cols[i])})): {reason}"
+                                   f"{_WEIGHT_HINT}")
+    symmetric = directed is not True and _is_symmetric(rows, cols, n, mod, w)
     if directed is None:
         directed = not symmetric
     if not directed and symmetric:  # each undirected edge once, so that duplicates are counted right
         keep = rows >= cols
         rows, cols = rows[keep], cols[keep]
-    return from_edges(rows, cols, n, directed=bool(directed), name=name or "sparse", spec=None,
+        w = None if w is None else w[keep]
+    return from_edges(rows, cols, n, weights=w, directed=bool(directed), name=name or "sparse", spec=None,
                       remove_self_loops=remove_self_loops, remove_duplicates=remove_duplicates, xp=xp)
 
 
-def _from_networkx(G, *, directed, name, remove_self_loops, remove_duplicates, xp) -> CSRGraph:
+def _from_networkx(G, *, directed, name, weight, remove_self_loops, remove_duplicates, xp) -> CSRGraph:
     import itertools
 
     nodes = list(G.nodes())
@@ -936,7 +921,19 @@ def _from_networkx(G, *, directed, name, remove_self_loops, remove_duplicates, x
     if n == 0:
         raise EmptyGraphError("networkx graph has no nodes")
     m = G.number_of_edges()
-    ends = itertools.chain.from_iterable((u, v) for u, v, *_ in G.edges())  # networkx holds edges in dicts
+    attrs = None
+    if weight is None:
+        ends = itertools.chain.from_iterable((u, v) for u, v, *_ in G.edges())  # networkx holds edges in dicts
+    else:
+        attrs = []
+
+        def ends_and_attrs():  # one pass over the edges: endpoints out, attribute values aside
+            for u, v, d in G.edges(data=weight, default=None):
+                attrs.append(d)
+                yield u
+                yield v
+
+        ends = ends_and_attrs()
     integer_labels = all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in nodes)
     vertex_ids = labels = None
     if integer_labels:
@@ -956,10 +953,31 @@ def _from_networkx(G, *, directed, name, remove_self_loops, remove_duplicates, x
         labels = nodes
     if m == 0:
         raise EmptyGraphError("networkx graph has no edges")
-    g = from_edges(flat[0::2], flat[1::2], n, directed=G.is_directed(), name=name or (G.name or "networkx"),
-                   spec=None, vertex_ids=vertex_ids, remove_self_loops=remove_self_loops,
-                   remove_duplicates=remove_duplicates, xp=xp)
+    w = _networkx_weights(G, attrs, weight) if attrs is not None else None
+    g = from_edges(flat[0::2], flat[1::2], n, weights=w, directed=G.is_directed(),
+                   name=name or (G.name or "networkx"), spec=None, vertex_ids=vertex_ids,
+                   remove_self_loops=remove_self_loops, remove_duplicates=remove_duplicates, xp=xp)
     if labels is not None:
         g._cache["node_labels"] = labels
     return _with_direction(g, directed, remove_self_loops=remove_self_loops, remove_duplicates=remove_duplicates,
                            xp=xp)
+
+
+def _networkx_weights(G, attrs: list, weight: str):
+    """Weights from the attribute values of ``G.edges()`` (None = attribute missing, weighs 1);
+    None when no edge carries the attribute. A bad value raises naming its edge."""
+    import itertools
+
+    obj = np.empty(len(attrs), dtype=object)
+    obj[:] = attrs
+    missing = np.frompyfunc(lambda x: x is None, 1, 1)(obj).astype(bool)
+    if missing.all():
+        return None
+    obj[missing] = 1  # NetworkX's convention: an edge without the attribute weighs 1
+    values, i, reason = object_weights(obj)
+    if values is not None:
+        values, i, reason = weights_problem(values, np)
+    if values is None:
+        u, v = next(itertools.islice(G.edges(), i, None))[:2]
+        raise GraphFormatError(f"networkx edge ({u!r}, {v!r}), attribute {weight!r}: {reason}{_WEIGHT_HINT}")
+    return values

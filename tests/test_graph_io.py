@@ -275,10 +275,12 @@ def test_mtx_symmetric_directed_true_keeps_both_directions(io_write):
 def test_mtx_integer_general_is_directed(io_write):
     text = "%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 -1\n3 1 0\n"
     path = io_write("gen.mtx", text)
-    g = load(path)
-    assert g.directed and edges(g) == {(0, 1), (1, 2), (2, 0)}  # explicit zero is an edge too
-    u = load(path, directed=False)
+    g = load(path, weight=None)  # the values are not weights: read the pattern
+    assert g.directed and edges(g) == {(0, 1), (1, 2), (2, 0)} and g.weights is None  # explicit zero is an edge
+    u = load(path, directed=False, weight=None)
     assert not u.directed and u.n_edges == 6
+    # as weights, -1 (line 4) is refused
+    expect_format_error(path, 4, "weight -1 is not positive", "weight=None")
 
 
 def test_mtx_real_and_isolated_vertices(io_write):
@@ -376,7 +378,7 @@ def test_dimacs_fast_path_used(io_write, monkeypatch):
     monkeypatch.setattr(autotune.graph, "_scan_dimacs", no_scan)
     rng = np.random.default_rng(1)
     e = rng.integers(1, 1001, size=(5000, 2))
-    text = "c big\np sp 1000 5000\n" + "".join(f"a {u} {v} {w}\n" for (u, v), w in zip(e, range(5000)))
+    text = "c big\np sp 1000 5000\n" + "".join(f"a {u} {v} {w}\n" for (u, v), w in zip(e, range(1, 5001)))
     g = load(io_write("big.gr", text, "gz"))
     keep = e[:, 0] != e[:, 1]
     assert g.n_edges == len({(u - 1, v - 1) for u, v in e[keep].tolist()})
@@ -391,7 +393,11 @@ def test_dimacs_slow_path_agrees(io_write):
     real = load(io_write("r.gr", DIMACS.replace(" 7\n", " 7.5\n")))
     three = load(io_write("t.gr", "p sp 4 5\na 1 2\na 2 3\na 3 4\na 4 1\na 1 2\n"))
     assert edges(fast) == edges(slow) == edges(real) == edges(three)
-    assert fast.fingerprint == slow.fingerprint == real.fingerprint
+    assert fast.fingerprint == slow.fingerprint
+    assert fast.weights.dtype == np.int32 and real.weights.dtype == np.float32 and three.weights is None
+    np.testing.assert_array_equal(fast.weights, slow.weights)
+    assert real.weights.tolist() == [3.0, 1.0, 2.0, 9.0]  # a 1->2 arcs 7.5 and 3: the minimum
+    assert load(io_write("r2.gr", DIMACS.replace(" 7\n", " 7.5\n")), weight=None).fingerprint == three.fingerprint
 
 
 def test_dimacs_isolated_vertices(io_write):
@@ -441,8 +447,8 @@ def test_tuple_of_arrays():
     assert g.directed and edges(g) == {(0, 1), (1, 2)} and g.n_duplicates_removed == 1
     u = load(([0, 1], [1, 2]), directed=False, name="t")
     assert not u.directed and u.n_edges == 4 and u.name == "t"
-    with pytest.raises(TypeError, match="tuple of 3"):
-        load_graph((np.arange(2), np.arange(2), np.arange(2)))
+    with pytest.raises(TypeError, match="tuple of 4"):
+        load_graph((np.arange(2), np.arange(2), np.arange(2), np.arange(2)))
 
 
 def test_unknown_type_names_it():
@@ -467,7 +473,9 @@ def test_scipy_sparse(fmt):
 def test_scipy_explicit_zero_is_an_edge_and_errors():
     a = sp.csr_matrix((np.array([0.0, 1.0]), np.array([1, 0]), np.array([0, 1, 2])), shape=(2, 2))
     assert a.nnz == 2
-    assert load(a).n_edges == 2
+    assert load(a, weight=None).n_edges == 2  # read as a pattern
+    with pytest.raises(GraphFormatError, match=r"data\[0\] \(entry \(0, 1\)\): weight 0.0 is not positive"):
+        load(a)  # as weights, 0 is refused
     with pytest.raises(GraphFormatError, match="2 x 3"):
         load_graph(sp.csr_matrix((2, 3)))
     with pytest.raises(EmptyGraphError):

@@ -1,0 +1,653 @@
+"""The CSR graph (:class:`CSRGraph`) and the one edge-list → CSR builder (:func:`from_edges`).
+
+This module sits below both the loaders (:mod:`autotune.graph`) and the generators
+(:mod:`autotune.generators`): it imports neither, so the imports run one way
+(``graph -> generators -> _csr``, ``graph -> _csr``). Import the names from :mod:`autotune.graph`
+(or :mod:`autotune`), which re-exports them.
+
+Terms follow DESIGN.md: ``row_offsets`` (n_vertices + 1) and ``column_indices`` (n_edges), int32
+where they fit, optional ``weights`` (one per stored edge). Arrays live on the GPU (CuPy) when one
+is present, else on the host (NumPy).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._backend import default_xp, gpu_available, to_host, xp_of
+from .errors import EmptyGraphError, GraphFormatError, VertexError
+
+INT32_MAX = np.iinfo(np.int32).max
+_INT64_MAX = np.iinfo(np.int64).max
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+#: dtypes a graph's ``weights`` may have.
+WEIGHT_DTYPES = (np.dtype(np.int32), np.dtype(np.float32))
+#: What every weight must satisfy (appended to weight error messages).
+WEIGHT_RULE = "edge weights must be positive and finite"
+
+
+@dataclass(eq=False)
+class CSRGraph:
+    """A graph in compressed sparse row form, optionally weighted.
+
+    Parameters
+    ----------
+    row_offsets : ndarray, shape (n_vertices + 1,), int32 (int64 when n_edges > 2**31 - 1)
+        ``column_indices[row_offsets[u]:row_offsets[u+1]]`` are the out-neighbours of ``u``, sorted.
+        NumPy or CuPy.
+    column_indices : ndarray, shape (n_edges,), int32
+        Destination vertex of every directed edge. An undirected graph stores both directions.
+    directed : bool
+        False when every edge is stored in both directions (symmetric).
+    name : str
+        Short human name (file stem or generator spec).
+    spec : str, optional
+        How the graph was obtained: a file path or a generator spec such as ``kron:scale=20``.
+    vertex_ids : ndarray, shape (n_vertices,), int64, optional
+        Original (file) id of each internal vertex when ids were relabelled; None means identity.
+    n_self_loops_removed, n_duplicates_removed : int
+        Counts of input edges dropped while cleaning.
+    weights : ndarray, shape (n_edges,), int32 or float32, optional
+        Weight of every stored edge, in CSR order (``weights[k]`` belongs to the edge
+        ``column_indices[k]``), strictly positive and finite; the same array module as the CSR
+        arrays (NumPy or CuPy). None for an unweighted graph. An undirected graph stores the same
+        weight in both directions. Where duplicate edges were merged (repeated input edges, or both
+        directions of a symmetrized input) the minimum weight was kept.
+    n_weight_conflicts : int
+        Removed duplicate edges whose weight was larger than the (minimum) weight kept; 0 when
+        unweighted. For an undirected graph each dropped undirected edge counts once.
+    """
+
+    row_offsets: object
+    column_indices: object
+    directed: bool
+    name: str = "graph"
+    spec: str | None = None
+    vertex_ids: np.ndarray | None = None
+    n_self_loops_removed: int = 0
+    n_duplicates_removed: int = 0
+    weights: object = None
+    n_weight_conflicts: int = 0
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        w = self.weights
+        if w is None:
+            return
+        if tuple(w.shape) != (int(self.column_indices.shape[0]),):
+            raise ValueError(f"weights has shape {tuple(w.shape)}, expected ({int(self.column_indices.shape[0])},) "
+                             "(one weight per stored edge)")
+        if w.dtype not in WEIGHT_DTYPES:
+            raise ValueError(f"weights has dtype {w.dtype}, expected int32 or float32")
+        if xp_of(w) is not xp_of(self.column_indices):
+            raise ValueError("weights and column_indices must live in the same array module (NumPy or CuPy)")
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_vertices(self) -> int:
+        """Number of vertices."""
+        return int(self.row_offsets.shape[0] - 1)
+
+    @property
+    def n_edges(self) -> int:
+        """Number of stored (directed) edges; an undirected edge counts twice."""
+        return int(self.column_indices.shape[0])
+
+    @property
+    def weighted(self) -> bool:
+        """True when the graph carries edge ``weights``."""
+        return self.weights is not None
+
+    @property
+    def on_device(self) -> bool:
+        """True when the CSR arrays are CuPy arrays."""
+        return xp_of(self.row_offsets) is not np
+
+    def __repr__(self) -> str:
+        kind = "directed" if self.directed else "undirected"
+        where = "gpu" if self.on_device else "host"
+        w = f", weights={self.weights.dtype}" if self.weights is not None else ""
+        return (f"CSRGraph({self.name!r}, {kind}, n_vertices={self.n_vertices:,}, n_edges={self.n_edges:,}{w}, "
+                f"{where})")
+
+    # ------------------------------------------------------------- residency
+    def host(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(row_offsets, column_indices)`` as NumPy arrays (copied from the GPU once, then cached)."""
+        if not self.on_device:
+            return self.row_offsets, self.column_indices
+        if "host" not in self._cache:
+            self._cache["host"] = (to_host(self.row_offsets), to_host(self.column_indices))
+        return self._cache["host"]
+
+    def host_weights(self) -> np.ndarray | None:
+        """``weights`` as a NumPy array (copied from the GPU once, then cached); None when unweighted.
+
+        Returns
+        -------
+        ndarray, shape (n_edges,), int32 or float32, or None
+        """
+        if self.weights is None:
+            return None
+        if not self.on_device:
+            return self.weights
+        if "host_weights" not in self._cache:
+            self._cache["host_weights"] = to_host(self.weights)
+        return self._cache["host_weights"]
+
+    def device(self):
+        """``(row_offsets, column_indices)`` as CuPy arrays on the current device (uploaded once).
+
+        Raises
+        ------
+        GPUUnavailableError
+            When no GPU is usable.
+        """
+        from ._backend import require_gpu
+
+        require_gpu("CSRGraph.device()")
+        if self.on_device:
+            return self.row_offsets, self.column_indices
+        if "device" not in self._cache:
+            import cupy
+
+            self._cache["device"] = (cupy.asarray(self.row_offsets), cupy.asarray(self.column_indices))
+        return self._cache["device"]
+
+    def device_weights(self):
+        """``weights`` as a CuPy array on the current device (uploaded once, then cached), or None.
+
+        Returns
+        -------
+        cupy.ndarray, shape (n_edges,), int32 or float32, or None
+            None when the graph is unweighted. The graph's own array when it already lives on the
+            GPU.
+
+        Raises
+        ------
+        GPUUnavailableError
+            When no GPU is usable.
+        """
+        from ._backend import require_gpu
+
+        require_gpu("CSRGraph.device_weights()")
+        if self.weights is None:
+            return None
+        if self.on_device:
+            return self.weights
+        if "device_weights" not in self._cache:
+            import cupy
+
+            self._cache["device_weights"] = cupy.asarray(self.weights)
+        return self._cache["device_weights"]
+
+    def out_degrees(self, xp=None):
+        """Out-degree of every vertex, shape (n_vertices,), int64 (``xp`` chooses NumPy or CuPy)."""
+        if xp is None or xp is xp_of(self.row_offsets):
+            ro = self.row_offsets
+        elif xp is np:
+            ro = self.host()[0]
+        else:
+            ro = self.device()[0]
+        return (ro[1:] - ro[:-1]).astype(np.int64)
+
+    # --------------------------------------------------------------- identity
+    @property
+    def fingerprint(self) -> str:
+        """``"sha256:<hex>"`` of directedness, the CSR arrays and the weights (dtype and values) when
+        weighted: equal graphs, equal fingerprints. Unweighted graphs hash exactly as before weights
+        existed."""
+        if "fingerprint" not in self._cache:
+            ro, ci = self.host()
+            h = hashlib.sha256()
+            h.update(b"directed" if self.directed else b"undirected")
+            h.update(np.ascontiguousarray(ro, dtype=np.int64).tobytes())
+            h.update(np.ascontiguousarray(ci, dtype=np.int32).tobytes())
+            w = self.host_weights()
+            if w is not None:
+                h.update(b"weights:" + w.dtype.str.encode())
+                h.update(np.ascontiguousarray(w).tobytes())
+            self._cache["fingerprint"] = "sha256:" + h.hexdigest()
+        return self._cache["fingerprint"]
+
+    def index_of(self, original_ids) -> np.ndarray:
+        """Internal vertex index of each original (file) id.
+
+        Parameters
+        ----------
+        original_ids : int or array_like of int
+            Ids as they appear in the input file.
+
+        Returns
+        -------
+        ndarray of int64, same shape as the input
+
+        Raises
+        ------
+        VertexError
+            (a ``KeyError``) Naming the first id that is not a vertex of the graph.
+        """
+        ids = np.atleast_1d(np.asarray(original_ids, dtype=np.int64))
+        if self.vertex_ids is None:
+            bad = ids[(ids < 0) | (ids >= self.n_vertices)]
+            if bad.size:
+                raise VertexError(f"vertex id {int(bad[0])} is not in the graph (ids are 0..{self.n_vertices - 1})")
+            out = ids
+        else:
+            order = self._cache.get("id_order")
+            if order is None:
+                order = np.argsort(self.vertex_ids, kind="stable")
+                self._cache["id_order"] = order
+            sorted_ids = self.vertex_ids[order]
+            pos = np.searchsorted(sorted_ids, ids)
+            pos_c = np.minimum(pos, len(sorted_ids) - 1)
+            missing = sorted_ids[pos_c] != ids
+            if missing.any():
+                raise VertexError(f"vertex id {int(ids[missing][0])} does not appear in {self.spec or self.name}")
+            out = order[pos_c].astype(np.int64)
+        return out if np.ndim(original_ids) else out[:1].reshape(())
+
+    def original_id(self, internal):
+        """Original (file) id of internal vertex index/indices *internal*."""
+        internal = np.asarray(internal)
+        if self.vertex_ids is None:
+            return internal.astype(np.int64)
+        return self.vertex_ids[internal]
+
+    def to_scipy(self, weighted: bool = False):
+        """The adjacency matrix as ``scipy.sparse.csr_matrix``, shape (n, n).
+
+        Parameters
+        ----------
+        weighted : bool, default False
+            False: int8 ones (the pattern). True: the graph's weights (int32 or float32), or int8
+            ones when the graph is unweighted.
+        """
+        import scipy.sparse as sp
+
+        ro, ci = self.host()
+        w = self.host_weights() if weighted else None
+        data = np.ones(ci.shape[0], dtype=np.int8) if w is None else w
+        return sp.csr_matrix((data, ci, ro), shape=(self.n_vertices, self.n_vertices))
+
+
+# ================================================================================================
+# Weights: validation and conversion
+# ================================================================================================
+def weights_problem(w, xp=None):
+    """Convert edge weights to int32 / float32, or find the first bad one.
+
+    Parameters
+    ----------
+    w : ndarray, shape (k,), integer or floating dtype
+        NumPy or CuPy.
+    xp : module, optional
+        Array module of *w* (found from *w* when omitted).
+
+    Returns
+    -------
+    (weights, index, reason)
+        ``(converted, None, None)`` when every value is valid: integers become int32, floats
+        float32. Otherwise ``(None, i, reason)`` with ``i`` the first offending position and
+        *reason* a sentence such as ``"weight 0 is not positive (edge weights must be positive and
+        finite)"``. Invalid: zero, negative, NaN, infinite; an integer above ``2**31 - 1``; a float
+        that overflows float32 or rounds to 0 in float32; a non-numeric dtype.
+    """
+    if xp is None:
+        xp = xp_of(w)
+    kind = w.dtype.kind
+    if kind in "iu":
+        bad = (w <= 0) | (w > INT32_MAX)
+        if bool(bad.any()):
+            i = int(xp.argmax(bad))
+            v = int(w[i])
+            why = f"weight {v} is not positive" if v <= 0 else f"weight {v} does not fit int32 (at most {INT32_MAX:,})"
+            return None, i, f"{why} ({WEIGHT_RULE})"
+        return w.astype(np.int32, copy=False), None, None
+    if kind == "f":
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            w32 = w.astype(np.float32, copy=False)
+            bad = ~(w > 0) | ~xp.isfinite(w) | ~xp.isfinite(w32) | (w32 == 0)
+        if bool(bad.any()):
+            i = int(xp.argmax(bad))
+            v = float(w[i])
+            if v != v:
+                why = "weight nan is not a number"
+            elif v <= 0:
+                why = f"weight {v!r} is not positive"
+            elif v == float("inf"):
+                why = "weight inf is infinite"
+            elif v > _FLOAT32_MAX:
+                why = f"weight {v!r} is beyond the float32 range (at most {_FLOAT32_MAX:.7g})"
+            else:
+                why = f"weight {v!r} rounds to 0 in float32"
+            return None, i, f"{why} ({WEIGHT_RULE})"
+        return w32, None, None
+    return None, 0, f"weights must be numbers, got dtype {w.dtype} ({WEIGHT_RULE})"
+
+
+def object_weights(values) -> tuple[np.ndarray, int | None, str | None]:
+    """Numbers from a Python sequence / object array (NetworkX attributes, lists of mixed types).
+
+    Returns ``(array, None, None)`` with int64 values (all integers; huge ones clipped to
+    ``±2**62`` so that they fail the int32 range check) or float64 values, else ``(None, i, reason)``
+    naming the first element that is not a real number (strings and booleans are not weights).
+    """
+    obj = np.empty(len(values), dtype=object)
+    obj[:] = list(values) if not isinstance(values, np.ndarray) else values
+    is_num = np.frompyfunc(lambda x: isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_)), 1, 1)
+    ok = is_num(obj).astype(bool) if obj.size else np.zeros(0, bool)
+    if not ok.all():
+        i = int(np.argmin(ok))
+        return None, i, f"weight {obj[i]!r} is not a number ({WEIGHT_RULE})"
+    is_int = np.frompyfunc(lambda x: isinstance(x, numbers.Integral), 1, 1)
+    if obj.size and is_int(obj).astype(bool).all():
+        clip = np.frompyfunc(lambda x: max(min(int(x), 1 << 62), -(1 << 62)), 1, 1)
+        return clip(obj).astype(np.int64), None, None
+    return obj.astype(np.float64), None, None
+
+
+def as_weights(weights, xp, source_label=None, field: str = "weights"):
+    """In-memory weights as a validated int32/float32 array of module *xp* (1-D).
+
+    Raises
+    ------
+    GraphFormatError
+        ``"<field>[i]: weight ... is not positive (...)"`` naming the first bad position.
+    """
+    on_gpu = xp_of(weights) is not np and not isinstance(weights, np.ndarray)
+    if on_gpu and xp is not np:
+        w = xp.asarray(weights).ravel()
+        conv, i, reason = weights_problem(w, xp)
+    else:
+        w = np.asarray(to_host(weights)).ravel()
+        if w.dtype.kind in "US" and not isinstance(weights, np.ndarray):  # a list mixing numbers and text
+            w = np.empty(w.shape[0], dtype=object)
+            w[:] = list(weights)
+        if w.dtype.kind in "OUS":
+            w, i, reason = object_weights(w)
+            conv = None
+            if w is not None:
+                conv, i, reason = weights_problem(w, np)
+        elif w.dtype.kind == "b":
+            conv, i, reason = None, 0, f"weights must be numbers, got dtype bool ({WEIGHT_RULE})"
+        else:
+            conv, i, reason = weights_problem(w, np)
+        if conv is not None and xp is not np:
+            conv = xp.asarray(conv)
+    if conv is None:
+        raise GraphFormatError(f"{field}[{i}]: {reason}", source_label)
+    return conv
+
+
+def _dtype_max(dtype):
+    return np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).max
+
+
+def _merge_min(keys, w, bits: int, directed: bool, xp):
+    """Merge runs of equal sorted *keys*, keeping the minimum weight of each run.
+
+    Returns ``(unique_keys, min_weights, n_conflicts)``: *n_conflicts* counts the merged-away
+    entries whose weight was larger than the minimum (each undirected edge once: only keys with
+    ``row <= column`` count).
+    """
+    if keys.size < 2:
+        return keys, w, 0
+    first = xp.empty(keys.size, dtype=bool)
+    first[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=first[1:])
+    n_groups = int(xp.count_nonzero(first))
+    if n_groups == keys.size:
+        return keys, w, 0
+    gid = xp.cumsum(first) - 1
+    if xp is np:
+        wmin = np.minimum.reduceat(w, np.flatnonzero(first))
+    else:
+        wmin = xp.full(n_groups, _dtype_max(w.dtype), dtype=w.dtype)
+        try:
+            xp.minimum.at(wmin, gid, w)  # CuPy >= 14 (cupyx.scatter_min is deprecated there)
+        except (AttributeError, NotImplementedError, TypeError):
+            import cupyx
+
+            cupyx.scatter_min(wmin, gid, w)
+    lost = w != wmin[gid]
+    del gid
+    if not directed:
+        lost &= (keys >> bits) <= (keys & ((1 << bits) - 1))
+    n_conflicts = int(xp.count_nonzero(lost))
+    return keys[first], wmin, n_conflicts
+
+
+# ================================================================================================
+# The builder
+# ================================================================================================
+def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directed: bool = True, name: str = "graph",
+               spec: str | None = None, vertex_ids=None, remove_self_loops: bool = True,
+               remove_duplicates: bool = True, xp=None, source_label: str | None = None) -> CSRGraph:
+    """Build a :class:`CSRGraph` from edge arrays (the one builder every loader and generator uses).
+
+    Parameters
+    ----------
+    src, dst : array_like of int, shape (n_input_edges,)
+        Edge endpoints, already 0-based internal ids in ``[0, n_vertices)``. NumPy or CuPy.
+    n_vertices : int, optional
+        Vertex count; defaults to ``max(src, dst) + 1``.
+    weights : array_like of number, shape (n_input_edges,), optional
+        Weight of every input edge: integers become int32, floats float32; every value must be
+        positive and finite (and an integer must fit int32). None builds an unweighted graph.
+    directed : bool
+        When False every edge is symmetrized (both directions stored, with the same weight).
+    remove_self_loops, remove_duplicates : bool
+        Drop ``u -> u`` edges and repeated ``u -> v`` edges; the counts are kept on the graph. For an
+        undirected graph ``n_duplicates_removed`` counts input edges beyond the first of each
+        unordered pair (``u v`` and ``v u`` are the same edge). Merged duplicates keep the
+        **minimum** weight (also across the two directions of a symmetrized edge);
+        ``n_weight_conflicts`` counts the removed duplicates whose weight was larger.
+    vertex_ids : array_like of int, optional
+        Original id of each internal vertex (length ``n_vertices``), kept on the host as int64.
+    xp : module, optional
+        ``numpy`` or ``cupy`` to build with (default: CuPy when a GPU is present). The result's
+        arrays live in that module.
+    source_label : str, optional
+        Used in error messages (e.g. the file path).
+
+    Returns
+    -------
+    CSRGraph
+        Columns sorted within each row; ``row_offsets`` int32 when ``n_edges <= 2**31 - 1``;
+        ``weights`` in CSR order (None when *weights* is None).
+
+    Raises
+    ------
+    EmptyGraphError
+        When there are no vertices, or no edges remain after cleaning.
+    GraphFormatError
+        On a negative or non-integer id, an id >= n_vertices, or more than ``2**31 - 1`` vertices;
+        on a bad weight (``weights[i]: weight 0 is not positive ...``, naming the input position)
+        or a weight array of another length.
+    """
+    if xp is None:
+        xp = default_xp() if gpu_available() else np
+    src = _as_array(src, xp).ravel()
+    dst = _as_array(dst, xp).ravel()
+    if src.shape != dst.shape:
+        raise GraphFormatError(f"src and dst differ in length ({src.shape[0]} vs {dst.shape[0]})", source_label)
+    w = None
+    if weights is not None:
+        w = as_weights(weights, xp, source_label)
+        if w.shape != src.shape:
+            raise GraphFormatError(f"weights has {w.shape[0]} entries for {src.shape[0]} edges", source_label)
+    if src.size == 0:
+        raise EmptyGraphError("graph has no edges", source_label)
+    src = _as_integer(src, "source", source_label, xp)
+    dst = _as_integer(dst, "destination", source_label, xp)
+    lo = min(int(src.min()), int(dst.min()))
+    hi = max(int(src.max()), int(dst.max()))
+    if lo < 0:
+        raise GraphFormatError(f"negative vertex id {lo}", source_label)
+    if n_vertices is None:
+        n_vertices = hi + 1
+    elif hi >= n_vertices:
+        raise GraphFormatError(f"vertex id {hi} out of range for {n_vertices} vertices", source_label)
+    n = int(n_vertices)
+    if n <= 0:
+        raise EmptyGraphError("graph has no vertices", source_label)
+    if n > INT32_MAX:
+        raise GraphFormatError(f"{n:,} vertices exceed the int32 vertex id range", source_label)
+    if xp is np:  # the host memory plan of the build, before its first allocation (autotune.memory)
+        from .memory import check_host_memory, csr_build_bytes
+
+        check_host_memory(source_label or name, csr_build_bytes(
+            n, int(src.size), directed=bool(directed), id_bytes=src.dtype.itemsize, weighted=w is not None,
+            inputs=False), f"building the CSR of {n:,} vertices and {int(src.size):,} input edges")
+
+    n_loops = 0
+    if remove_self_loops:
+        keep = src != dst
+        n_loops = int(src.size - int(xp.count_nonzero(keep)))
+        if n_loops:
+            src, dst = src[keep], dst[keep]
+            if w is not None:
+                w = w[keep]
+        del keep
+    n_input = int(src.size)
+    if n_input == 0:
+        raise EmptyGraphError("graph has no edges after removing self-loops", source_label)
+    # one int64 key per stored edge, (src << bits) | dst: sorting the keys sorts by (row, column).
+    # Built in place in one buffer: large temporaries cost more than the arithmetic on big graphs.
+    bits = max(1, (n - 1).bit_length())
+    back_w = w
+    if not directed and not remove_self_loops:
+        nonloop = src != dst  # a kept self-loop is stored once
+        back_src, back_dst = dst[nonloop], src[nonloop]
+        if w is not None:
+            back_w = w[nonloop]
+        del nonloop
+    else:
+        back_src, back_dst = dst, src
+    n_keys = n_input if directed else n_input + int(back_src.size)
+    keys = xp.empty(n_keys, dtype=np.int64)
+    _fill_keys(keys[:n_input], src, dst, bits)
+    if not directed:
+        _fill_keys(keys[n_input:], back_src, back_dst, bits)
+        if w is not None:
+            w = xp.concatenate([w, back_w])
+    del src, dst, back_src, back_dst, back_w
+    n_conflicts = 0
+    if w is None:
+        # sort + neighbour mask; np.unique is avoided on purpose: NumPy 2.4's hash-based unique takes
+        # ~60 s on 3e7 int64 keys where sort + mask takes ~1 s
+        keys.sort()
+        if remove_duplicates:
+            keys = _unique_sorted(keys, xp)
+    else:
+        order = xp.argsort(keys)
+        keys = keys[order]
+        w = w[order]
+        del order
+        if remove_duplicates:
+            keys, w, n_conflicts = _merge_min(keys, w, bits, bool(directed), xp)
+    offset_dtype = np.int32 if keys.size <= INT32_MAX else np.int64
+    row_offsets = xp.searchsorted(keys, xp.arange(n + 1, dtype=np.int64) << bits).astype(offset_dtype)
+    n_loops_kept = 0
+    if not directed and not remove_self_loops and remove_duplicates:
+        n_loops_kept = int(xp.count_nonzero((keys >> bits) == (keys & ((1 << bits) - 1))))
+    keys &= (1 << bits) - 1
+    cols = keys.astype(np.int32)
+    del keys
+    if not remove_duplicates:
+        n_dups = 0
+    elif directed:
+        n_dups = n_input - int(cols.size)
+    else:
+        # input edges (after loop removal) minus distinct undirected edges; a non-loop edge is
+        # stored twice, a kept self-loop once
+        n_dups = n_input - ((int(cols.size) - n_loops_kept) // 2 + n_loops_kept)
+    if vertex_ids is not None:
+        vertex_ids = np.asarray(to_host(vertex_ids)).astype(np.int64, copy=False).ravel()
+        if vertex_ids.shape[0] != n:
+            raise GraphFormatError(f"vertex_ids has {vertex_ids.shape[0]} entries for {n} vertices", source_label)
+    return CSRGraph(row_offsets=row_offsets, column_indices=cols, directed=bool(directed), name=name, spec=spec,
+                    vertex_ids=vertex_ids, n_self_loops_removed=n_loops, n_duplicates_removed=n_dups,
+                    weights=w, n_weight_conflicts=n_conflicts)
+
+
+def _as_array(a, xp):
+    """*a* as an array of module *xp*; CuPy input asked for on the host is copied down explicitly."""
+    if xp is np:
+        return a if isinstance(a, np.ndarray) else np.asarray(to_host(a))
+    return xp.asarray(a)
+
+
+def _as_integer(a, what: str, source_label, xp):
+    """Vertex ids as an integer array (dtype kept); integral floats become int64, else GraphFormatError."""
+    kind = a.dtype.kind
+    if kind == "u" and a.dtype.itemsize == 8:  # uint64 does not mix with the int64 keys
+        if a.size and int(a.max()) > _INT64_MAX:
+            raise GraphFormatError(f"{what} vertex id {int(a.max())} exceeds the 64-bit signed range", source_label)
+        return a.astype(np.int64)
+    if kind in "iu":
+        return a
+    if kind == "b":
+        return a.astype(np.int8)
+    if kind == "f":
+        bad = ~xp.isfinite(a) | (a != xp.floor(a))
+        if bool(bad.any()):
+            first = a[int(xp.argmax(bad))]
+            raise GraphFormatError(f"non-integer {what} vertex id {float(first)!r}", source_label)
+        return a.astype(np.int64)
+    raise GraphFormatError(f"{what} vertex ids must be integers, got dtype {a.dtype}", source_label)
+
+
+def _fill_keys(out, src, dst, bits: int) -> None:
+    """``out[:] = (src << bits) | dst`` as int64, in place (no temporaries of the edge count)."""
+    out[...] = src
+    out <<= bits
+    out |= dst
+
+
+def _unique_sorted(keys, xp):
+    """Distinct values of an already sorted 1-D array (NumPy or CuPy), in order."""
+    if keys.size < 2:
+        return keys
+    keep = xp.empty(keys.size, dtype=bool)
+    keep[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys[keep]
+
+
+def edge_rows(row_offsets, xp=None):
+    """Source vertex (row) of every stored edge, shape (n_edges,), int64, same module as *row_offsets*."""
+    if xp is None:
+        xp = xp_of(row_offsets)
+    m = int(row_offsets[-1])
+    # CuPy's repeat takes no array of counts; searchsorted works in both
+    return xp.searchsorted(row_offsets[1:], xp.arange(m, dtype=row_offsets.dtype), side="right").astype(np.int64)
+
+
+def _with_direction(g: CSRGraph, directed: bool | None, **build) -> CSRGraph:
+    """*g* with the requested direction: mark an undirected graph directed, or symmetrize a directed one
+    (weights follow their edges; the two directions of a merged edge keep the minimum weight)."""
+    if directed is None or bool(directed) == g.directed:
+        return g
+    if directed:
+        cache = {k: v for k, v in g._cache.items() if k == "node_labels"}
+        return dataclasses.replace(g, directed=True, _cache=cache)
+    xp = build.get("xp") or xp_of(g.row_offsets)
+    ro, ci = (g.row_offsets, g.column_indices) if xp is xp_of(g.row_offsets) else (
+        _as_array(g.row_offsets, xp), _as_array(g.column_indices, xp))
+    w = None if g.weights is None else _as_array(g.weights, xp)
+    rows = edge_rows(ro, xp)
+    out = from_edges(rows, ci, g.n_vertices, weights=w, directed=False, name=g.name, spec=g.spec,
+                     vertex_ids=g.vertex_ids, remove_self_loops=build.get("remove_self_loops", True),
+                     remove_duplicates=build.get("remove_duplicates", True), xp=xp, source_label=g.spec)
+    out.n_self_loops_removed += g.n_self_loops_removed
+    out.n_duplicates_removed += g.n_duplicates_removed
+    out.n_weight_conflicts += g.n_weight_conflicts
+    if "node_labels" in g._cache:
+        out._cache["node_labels"] = g._cache["node_labels"]
+    return out
