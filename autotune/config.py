@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
+from .errors import ConfigError
 from .techniques import TECHNIQUES
 
 __all__ = [
@@ -229,7 +230,7 @@ def _normalize(name: str, value, spec: _Field):
         # exact type match: True is not 1, 4.0 is not 4 (they would change the canonical JSON)
         if type(value) is type(a) and value == a:
             return a
-    raise ValueError(f"TraversalConfig.{name}: invalid value {value!r}; allowed: {_fmt_allowed(spec.allowed)}")
+    raise ConfigError(f"TraversalConfig.{name}: invalid value {value!r}; allowed: {_fmt_allowed(spec.allowed)}")
 
 
 @dataclass(frozen=True)
@@ -364,19 +365,19 @@ class TraversalConfig:
             value = getattr(self, name)
             if not spec.applies(values):
                 if value is not None:
-                    raise ValueError(
+                    raise ConfigError(
                         f"TraversalConfig.{name}={value!r} does not apply here (it applies only when "
                         f"{spec.condition}; here {_describe(values, spec)}); leave it None")
             elif value is None:
                 if not spec.conditional:
-                    raise ValueError(f"TraversalConfig.{name}: None is not allowed (the field always applies); "
+                    raise ConfigError(f"TraversalConfig.{name}: None is not allowed (the field always applies); "
                                      f"allowed: {_fmt_allowed(spec.allowed)}")
                 value = spec.default
             else:
                 value = _normalize(name, value, spec)
                 if value in spec.excluded_by and value not in spec.allowed_here(values):
                     other, other_value, why = spec.excluded_by[value]
-                    raise ValueError(f"TraversalConfig.{name}={value!r} does not apply with {other}={other_value!r}: "
+                    raise ConfigError(f"TraversalConfig.{name}={value!r} does not apply with {other}={other_value!r}: "
                                      f"{why}")
             values[name] = value
             object.__setattr__(self, name, value)
@@ -415,7 +416,7 @@ class TraversalConfig:
         """Inverse of :meth:`to_json` (accepts any JSON object of fields)."""
         d = json.loads(s)
         if not isinstance(d, dict):
-            raise ValueError(f"TraversalConfig.from_json: expected a JSON object, got {type(d).__name__}")
+            raise ConfigError(f"TraversalConfig.from_json: expected a JSON object, got {type(d).__name__}")
         return cls.from_dict(d)
 
     @property
@@ -493,7 +494,7 @@ def _reject_unknown(keys, where: str) -> None:
     """Raise ValueError naming every key of *keys* that is not a field of the table."""
     unknown = sorted(set(keys) - set(_FIELDS))
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(_FIELDS)}")
+        raise ConfigError(f"{where}: unknown field(s) {', '.join(map(repr, unknown))}; known: {', '.join(_FIELDS)}")
 
 
 def _describe(values: Mapping[str, Any], spec: _Field) -> str:
