@@ -4,7 +4,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .errors import (  # noqa: F401
-    AutotuneError, DeviceMemoryError, EmptyGraphError, GPUUnavailableError, GraphFormatError, ValidationError,
+    AutotuneError, ConfigError, DeviceMemoryError, EmptyGraphError, FileAccessError, GeneratorSpecError,
+    GPUUnavailableError, GraphFileError, GraphFormatError, HostMemoryError, InvalidArgumentError, MissingFileError,
+    ModelError, TrainingDataError, ValidationError, VertexError,
 )
 from .graph import CSRGraph, from_edges, load_graph  # noqa: F401
 from .config import TraversalConfig  # noqa: F401
@@ -12,7 +14,7 @@ from .features import GraphFeatures, profile  # noqa: F401
 from ._backend import gpu_available  # noqa: F401
 
 # Tuning loop (imported lazily: scikit-learn and Optuna load only when used).
-_LAZY = {"run": "engine", "BFSEngine": "engine", "BFSResult": "engine", "tune": "search", "table2_rule": "search", "retrain": "model", "load_model": "model", "sweep": "sweep"}
+_LAZY = {"run": "engine", "BFSEngine": "engine", "BFSResult": "engine", "tune": "search", "table2_rule": "table2", "retrain": "model", "load_model": "model", "sweep": "sweep"}
 
 
 def __getattr__(name):

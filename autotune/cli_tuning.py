@@ -3,9 +3,15 @@
 :func:`register` adds the three subcommands to ``autotune``'s argparse subparsers (called from
 :mod:`autotune.cli`). Each prints a table, or JSON with ``--json``::
 
-    autotune tune GRAPH... [--trials N] [--storage URL] [--study NAME] [--retune] [--out config.json]
-    autotune sweep [GRAPH...] [--corpus FILE] --configs {portfolio,grid} --out logs/NAME.jsonl
-    autotune retrain LOGS... --out models/NAME.joblib
+    autotune tune GRAPH... [--algorithm {bfs,sssp}] [--trials N] [--storage URL] [--study NAME] [--retune]
+                  [--out config.json]
+    autotune sweep [GRAPH...] [--corpus FILE] [--algorithm {bfs,sssp}] --configs {portfolio,grid,train}
+                   [--weights DIST] --out logs/NAME.jsonl
+    autotune retrain LOGS... [--algorithm {bfs,sssp}] --out models/NAME.joblib
+
+Every verb works per algorithm (one model, one rule, one search space and one config set per
+traversal): e.g. ``autotune sweep --algorithm sssp --configs train --corpus models/corpus_sssp.txt``
+then ``autotune retrain LOGS --algorithm sssp --out models/sssp_h200.joblib``.
 
 ``sweep`` and ``tune --trials`` need an NVIDIA GPU; ``tune`` without ``--trials`` (profile + model
 prediction) and ``retrain`` work on the CPU.
@@ -18,11 +24,10 @@ import math
 import sys
 import warnings
 
+from ._cli_common import dispatch, err as _err, fraction, int_at_least, positive_float
+from ._cli_common import warn_to_stderr as _warn_to_stderr
+
 __all__ = ["register", "build_parser", "main", "cmd_tune", "cmd_sweep", "cmd_retrain"]
-
-
-def _err(msg: str) -> None:
-    print(f"autotune: error: {msg}", file=sys.stderr)
 
 
 def _console():
@@ -53,11 +58,6 @@ def _needs_gpu(what: str, alternative: str) -> bool:
     return True
 
 
-def _warn_to_stderr(caught) -> None:
-    for w in caught:
-        print(f"autotune: warning: {w.message}", file=sys.stderr)
-
-
 # ------------------------------------------------------------------------------------------ tune
 def cmd_tune(args) -> int:
     """``autotune tune``: fast path (profile + model) or, with ``--trials``, an Optuna search."""
@@ -67,23 +67,37 @@ def cmd_tune(args) -> int:
     if args.out and len(args.graphs) > 1:
         _err("--out writes one config: give a single GRAPH")
         return 2
+    if args.out:
+        import os
+
+        from .errors import FileAccessError
+
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):  # say so now, not after the search
+            raise FileAccessError(args.out, "cannot write the config file (--out): folder not found")
     from .graph import load_graph
     from .search import tune_detailed
 
     model = False if args.no_model else (args.model or None)
     results = []
     for spec in args.graphs:
-        g = load_graph(spec, directed=False if args.undirected else None)
+        g = load_graph(spec, directed=False if args.undirected else None, weight_column=args.weight_column)
+        if args.weights:
+            from .sweep import attach_weights
+
+            g = attach_weights(g, args.weights)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = tune_detailed(g, args.trials, storage=args.storage, study_name=args.study, timeout=args.timeout,
+            res = tune_detailed(g, args.trials, algorithm=args.algorithm, storage=args.storage, study_name=args.study,
+                                timeout=args.timeout,
                                 retune=args.retune, model=model, n_sources=args.sources, seed=args.seed,
                                 log=args.log, progress=not args.json)
         _warn_to_stderr(caught)
         results.append(res)
     if args.out:
-        with open(args.out, "w") as fh:
-            fh.write(results[0].config.to_json() + "\n")
+        from ._files import write_text
+
+        write_text(args.out, results[0].config.to_json() + "\n", "config file (--out)")
     if args.json:
         print(json.dumps([r.to_dict() for r in results], indent=2))
         return 0
@@ -117,7 +131,8 @@ def cmd_sweep(args) -> int:
 
     res = sweep(args.graphs or None, configs=args.configs, out=args.out, n_sources=args.sources, seed=args.seed,
                 progress=not args.json, corpus=args.corpus, validate_sources=args.validate_sources,
-                retry_invalid=args.retry_invalid, undirected=args.undirected)
+                retry_invalid=args.retry_invalid, undirected=args.undirected, algorithm=args.algorithm,
+                weights=args.weights)
     summary = {"out": res.out, "n_measured": res.n_measured, "n_skipped": res.n_skipped, "n_invalid": res.n_invalid,
                "graphs": res.graphs}
     if args.json:
@@ -171,17 +186,18 @@ def cmd_retrain(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = retrain(args.logs, out=args.out, estimator=estimator, device=args.device,
-                        label_tolerance=args.label_tolerance, random_state=args.seed)
+                        label_tolerance=args.label_tolerance, random_state=args.seed, algorithm=args.algorithm)
     _warn_to_stderr(caught)
     meta = model.metadata_
     if args.json:
-        print(json.dumps({"out": args.out, "n_graphs": meta["n_graphs"], "n_records": meta["n_records"],
-                          "device": meta["device"], "labels": meta["label_counts"], "cv": meta["cv"]["regret"]},
-                         indent=2))
+        print(json.dumps({"out": args.out, "algorithm": meta.get("algorithm", "bfs"), "n_graphs": meta["n_graphs"],
+                          "n_records": meta["n_records"], "device": meta["device"], "labels": meta["label_counts"],
+                          "cv": meta["cv"]["regret"]}, indent=2))
         return 0
     from rich.table import Table
 
-    t = Table(title=f"leave-one-graph-out regret — {meta['n_graphs']} graphs, {meta['device'].get('name')} "
+    t = Table(title=f"leave-one-graph-out regret ({meta.get('algorithm', 'bfs').upper()}) — {meta['n_graphs']} graphs, "
+                    f"{meta['device'].get('name')} "
                     f"(time of the chosen config / time of the best; 1.000 = best)")
     for c in ("method", "geomean", "worst", "within 5% of best", "graphs", "invalid picks"):
         t.add_column(c, justify="left" if c == "method" else "right")
@@ -198,12 +214,19 @@ def cmd_retrain(args) -> int:
 
 
 # ------------------------------------------------------------------------------------------ wire
+def _algorithm_arg(sp, help_: str) -> None:
+    sp.add_argument("--algorithm", choices=["bfs", "sssp"], default="bfs", help=help_)
+
+
 def _graph_args(sp, required: bool = True) -> None:
     sp.add_argument("graphs", nargs="+" if required else "*", metavar="GRAPH",
                     help="file (.txt[.gz] SNAP, .mtx[.gz], .gr), generator spec (e.g. kron:scale=20) or "
                          "shared:NAME (a file of the shared graph set)")
     sp.add_argument("--undirected", action="store_true",
                     help="symmetrize edge lists (SNAP/DIMACS files are read as directed by default)")
+    sp.add_argument("--weights", default=None, metavar="DIST",
+                    help="seeded weights (seed 0) for graphs without their own, e.g. int:1:255 (GAP's, the SSSP "
+                         "benchmark's) or float:0.5:2; generator specs can say weights=DIST instead")
 
 
 def register(subparsers) -> None:
@@ -217,7 +240,10 @@ def register(subparsers) -> None:
     """
     sp = subparsers.add_parser("tune", help="pick the fastest config: model prediction (CPU ok) or --trials search (GPU)")
     _graph_args(sp)
-    sp.add_argument("--trials", type=int, default=None, metavar="N",
+    _algorithm_arg(sp, "the traversal to tune: bfs (default) or sssp (its own model, rule and search space)")
+    sp.add_argument("--weight-column", type=int, default=None, metavar="N",
+                    help="0-based column of an edge-list file holding edge weights (default: none, unweighted)")
+    sp.add_argument("--trials", type=int_at_least(1), default=None, metavar="N",
                     help="run an Optuna search until the study holds N finished trials (GPU); "
                          "without it: profile + model prediction (fast path)")
     sp.add_argument("--storage", default=None, metavar="URL",
@@ -225,10 +251,12 @@ def register(subparsers) -> None:
                          "lets several workers share a study)")
     sp.add_argument("--study", default=None, metavar="NAME", help="study name (default: from graph and GPU)")
     sp.add_argument("--retune", action="store_true", help="search again even if this graph was tuned on this GPU")
-    sp.add_argument("--timeout", type=float, default=None, metavar="S", help="stop the search after S seconds")
+    sp.add_argument("--timeout", type=positive_float, default=None, metavar="S",
+                    help="stop the search after S seconds")
     sp.add_argument("--model", default=None, metavar="PATH", help="selection model (default: the shipped one)")
-    sp.add_argument("--no-model", action="store_true", help="ignore any model: Table-2 rules (fast path)")
-    sp.add_argument("--sources", type=int, default=16, help="sources per trial (search)")
+    sp.add_argument("--no-model", action="store_true",
+                    help="ignore any model: the algorithm's rule (fast path; BFS: Table 2, SSSP: the Delta rule)")
+    sp.add_argument("--sources", type=int_at_least(1), default=16, help="sources per trial (search)")
     sp.add_argument("--seed", type=int, default=0, help="seed of the sources and the sampler")
     sp.add_argument("--log", default=None, metavar="PATH",
                     help="benchmark log of the search (default ~/.cache/autotune/tune.jsonl)")
@@ -243,11 +271,16 @@ def register(subparsers) -> None:
     sp.add_argument("--configs", choices=["portfolio", "grid", "train"], default="portfolio",
                     help="portfolio: each technique's default and its one-knob changes; grid: every technique "
                          "with none / each / all of its options, push and push_pull (the crossover study); "
-                         "train: the grid plus the persistent small-frontier path (the shipped model's labels)")
+                         "train: the grid plus the persistent small-frontier path (the shipped model's labels); "
+                         "with --algorithm sssp the same sets of SSSP configs (train: every method x delta scale on "
+                         "five main technique configs)")
+    _algorithm_arg(sp, "the traversal of the --configs set: bfs (default) or sssp (train: every SSSP method x delta "
+                       "scale on five main technique configs, 55 configs; sweep the weighted corpus "
+                       "models/corpus_sssp.txt)")
     sp.add_argument("--out", required=True, metavar="logs/NAME.jsonl", help="JSONL log, appended to (resumable)")
-    sp.add_argument("--sources", type=int, default=16, help="sources per measurement")
+    sp.add_argument("--sources", type=int_at_least(1), default=16, help="sources per measurement")
     sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--validate-sources", type=int, default=None, metavar="K",
+    sp.add_argument("--validate-sources", type=int_at_least(0), default=None, metavar="K",
                     help="validate only the first K sources of each config (default: all)")
     sp.add_argument("--retry-invalid", action="store_true", help="measure again pairs logged as invalid")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -258,9 +291,12 @@ def register(subparsers) -> None:
     sp.add_argument("--out", default=None, metavar="models/NAME.joblib",
                     help="where to save the model (+ .json metadata); not saved when omitted")
     sp.add_argument("--device", default=None, help="device name to train for (default: most records)")
+    sp.add_argument("--algorithm", choices=["bfs", "sssp"], default=None,
+                    help="train on the records of this traversal (one model per algorithm; default: the algorithm "
+                         "of the records, refusing logs that mix them)")
     sp.add_argument("--estimator", choices=["random_forest", "extra_trees"], default="random_forest")
-    sp.add_argument("--n-estimators", type=int, default=200)
-    sp.add_argument("--label-tolerance", type=float, default=0.02,
+    sp.add_argument("--n-estimators", type=int_at_least(1), default=200)
+    sp.add_argument("--label-tolerance", type=fraction, default=0.02,
                     help="configs within this fraction of a graph's best are label ties")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -275,9 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run a tuning verb (same error handling as ``autotune``)."""
-    from .cli import dispatch
-
+    """Run a tuning verb (same error handling as ``autotune``: :func:`autotune._cli_common.dispatch`)."""
     return dispatch(build_parser().parse_args(argv))
 
 

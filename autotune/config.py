@@ -1,6 +1,6 @@
 """The strategy space: :class:`TraversalConfig`, one point of it, and its validation table.
 
-Every option cites the paper it comes from (plain-text copies in ``shared/seeds/``):
+Every option cites the paper it comes from:
 
 - Busato & Bombieri, *Efficient load balancing techniques for graph traversal applications on
   GPUs* (vertex-based mapping with warp shuffle, §3.1; device-wide binary search, §3.3).
@@ -534,23 +534,35 @@ def iter_configs() -> Iterator[TraversalConfig]:
     yield from walk(0, {})
 
 
-def count_configs() -> int:
+def count_configs(algorithm: str | None = None) -> int:
     """Number of distinct valid configs (what :func:`iter_configs` yields), computed without
-    enumerating them: a count memoised on the values later rules read."""
+    enumerating them: a count memoised on the values later rules read.
+
+    Parameters
+    ----------
+    algorithm : {'bfs', 'sssp'} or None
+        Count only that traversal's configs (None: all).
+    """
+    if algorithm is not None and algorithm not in ALGORITHMS:
+        raise ConfigError(f"count_configs: unknown algorithm {algorithm!r}; allowed: {_fmt_allowed(ALGORITHMS)}")
     names = list(_FIELDS)
     read_later = [set().union(*(_FIELDS[n].depends_on + _EXCLUSION_READS[n] for n in names[i:]))
                   if i < len(names) else set()
                   for i in range(len(names) + 1)]
     memo: dict = {}
 
+    def choices(name: str, values: dict) -> tuple:
+        spec = _FIELDS[name]
+        if name == "algorithm" and algorithm is not None:
+            return (algorithm,)
+        return spec.allowed_here(values) if spec.applies(values) else (None,)
+
     def count(i: int, values: dict) -> int:
         if i == len(names):
             return 1
         key = (i, tuple(sorted((k, repr(v)) for k, v in values.items() if k in read_later[i])))
         if key not in memo:
-            spec = _FIELDS[names[i]]
-            memo[key] = sum(count(i + 1, {**values, names[i]: c})
-                            for c in (spec.allowed_here(values) if spec.applies(values) else (None,)))
+            memo[key] = sum(count(i + 1, {**values, names[i]: c}) for c in choices(names[i], values))
         return memo[key]
 
     return count(0, {})

@@ -11,6 +11,12 @@ the host and the statistics are computed from it with exact integer arithmetic. 
 degree array is needed (the sorted sequence is the histogram), and the values are bit-identical
 on NumPy and CuPy. The BFS depths take ``n_sources`` traversals: on the GPU via
 ``autotune.engine.bfs_depths``, on the CPU via SciPy (:mod:`autotune.reference`).
+
+Weighted graphs (``CSRGraph.weights``) add the weight statistics of :func:`weight_statistics`
+(mean, std, max, min, integer or float), which the SSSP selection model reads
+(:data:`SSSP_FEATURE_NAMES`): the bucket width of Delta-stepping scales with the mean weight
+(*Graph Algorithms on GPUs*, §3.1), and the spread decides how many re-relaxations Bellman-Ford
+pays. They are computed where the weights live, in chunks, exactly for integer weights.
 """
 from __future__ import annotations
 
@@ -22,8 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._backend import gpu_available, to_host, xp_of
+from .errors import InvalidArgumentError
 
-__all__ = ["GraphFeatures", "FEATURE_NAMES", "LOG_SCALED_FEATURES", "profile", "sample_sources"]
+__all__ = ["GraphFeatures", "FEATURE_NAMES", "WEIGHT_FEATURE_NAMES", "SSSP_FEATURE_NAMES", "LOG_SCALED_FEATURES",
+           "profile", "sample_sources", "weight_statistics"]
 
 #: Names of the entries of :meth:`GraphFeatures.vector`, in order (``profile_ms`` is a cost, not a
 #: graph property, and is left out; ``directed`` is encoded 1.0 / 0.0).
@@ -35,12 +43,34 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 
 #: Heavy-tailed features that :meth:`GraphFeatures.vector` reports as ``log1p(value)``: sizes,
-#: degree scale (mean, std, max, percentiles) and BFS depths. Fractions, Gini, ``degree_min`` and
-#: ``directed`` stay linear.
+#: degree scale (mean, std, max, percentiles), BFS depths and the weight scale (mean, std, max, min).
+#: Fractions, Gini, ``degree_min``, ``directed`` and the two weight flags stay linear.
 LOG_SCALED_FEATURES: frozenset[str] = frozenset({
     "n_vertices", "n_edges", "degree_mean", "degree_std", "degree_max",
     "degree_p50", "degree_p90", "degree_p99", "eccentricity_mean", "eccentricity_max",
+    "weight_mean", "weight_std", "weight_max", "weight_min",
 })
+
+#: Edge-weight statistics (SSSP models only; :data:`FEATURE_NAMES`, what the BFS models were trained
+#: on, is unchanged). ``weighted`` and ``weight_integer`` are encoded 1.0 / 0.0 by
+#: :meth:`GraphFeatures.vector`; an unweighted graph profiles as unit weights (what SSSP runs on it).
+WEIGHT_FEATURE_NAMES: tuple[str, ...] = (
+    "weighted", "weight_integer", "weight_mean", "weight_std", "weight_max", "weight_min",
+)
+
+#: The inputs of the SSSP selection model: the profile of :data:`FEATURE_NAMES` plus the weights'.
+SSSP_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + WEIGHT_FEATURE_NAMES
+
+#: Every name :meth:`GraphFeatures.vector` accepts.
+ALL_FEATURE_NAMES: tuple[str, ...] = SSSP_FEATURE_NAMES
+
+#: Significant digits kept of the float-weight statistics: float64 sums of the same values on the
+#: CPU (pairwise) and on the GPU (tree reduction) may differ in the last bits; rounded, both
+#: backends report the same numbers. Integer weights are summed exactly and not rounded.
+WEIGHT_STAT_DIGITS = 12
+
+#: Edges per chunk of the weight statistics (bounds the temporary int64/float64 copies).
+_WEIGHT_CHUNK = 1 << 24
 
 _PERCENTILES = (("degree_p50", 50), ("degree_p90", 90), ("degree_p99", 99))
 
@@ -80,6 +110,16 @@ class GraphFeatures:
         estimate of the average eccentricity of Table 1. 0 when no vertex has an out-edge.
     eccentricity_max : int
         Largest BFS depth over the sampled sources (levels), a lower bound of the diameter.
+    weighted : bool
+        Whether the graph carries edge weights (``CSRGraph.weights is not None``). Default False.
+    weight_integer : bool
+        Whether the weights are integers (int32); True for an unweighted graph (unit weights).
+    weight_mean, weight_std : float
+        Mean and population standard deviation of the stored edges' weights (weight units; 1 and 0
+        for an unweighted graph, which SSSP runs with unit weights; 0 and 0 for a weighted graph
+        without edges). See :func:`weight_statistics`.
+    weight_max, weight_min : float
+        Largest and smallest edge weight (1 and 1 unweighted; 0 without edges).
     profile_ms : float
         Wall-clock cost of profiling, in milliseconds (not a model feature).
     """
@@ -99,6 +139,12 @@ class GraphFeatures:
     isolated_fraction: float
     eccentricity_mean: float
     eccentricity_max: int
+    weighted: bool = False
+    weight_integer: bool = True
+    weight_mean: float = 1.0
+    weight_std: float = 0.0
+    weight_max: float = 1.0
+    weight_min: float = 1.0
     profile_ms: float = 0.0
 
     def to_dict(self) -> dict:
@@ -117,11 +163,11 @@ class GraphFeatures:
         fields = {f.name: f for f in dataclasses.fields(cls)}
         unknown = sorted(set(d) - set(fields))
         if unknown:
-            raise ValueError(f"GraphFeatures.from_dict: unknown key(s) {', '.join(map(repr, unknown))}; "
+            raise InvalidArgumentError(f"GraphFeatures.from_dict: unknown key(s) {', '.join(map(repr, unknown))}; "
                              f"known: {', '.join(fields)}")
         missing = [k for k, f in fields.items() if k not in d and f.default is dataclasses.MISSING]
         if missing:
-            raise ValueError(f"GraphFeatures.from_dict: missing key(s) {', '.join(map(repr, missing))}")
+            raise InvalidArgumentError(f"GraphFeatures.from_dict: missing key(s) {', '.join(map(repr, missing))}")
         conv = {"int": int, "float": float, "bool": bool}
         return cls(**{k: conv[fields[k].type](v) for k, v in d.items()})
 
@@ -129,13 +175,15 @@ class GraphFeatures:
         """Model input: the features *names* (default :data:`FEATURE_NAMES`) as float64.
 
         Features in :data:`LOG_SCALED_FEATURES` (n_vertices, n_edges, degree_mean, degree_std,
-        degree_max, degree_p50/p90/p99, eccentricity_mean, eccentricity_max) are returned as
-        ``log1p(value)``; ``directed`` as 1.0 / 0.0; the rest as is.
+        degree_max, degree_p50/p90/p99, eccentricity_mean, eccentricity_max, and the weight mean,
+        std, max and min) are returned as ``log1p(value)``; ``directed``, ``weighted`` and
+        ``weight_integer`` as 1.0 / 0.0; the rest as is.
 
         Parameters
         ----------
         names : sequence of str, optional
-            Feature names, in the order wanted.
+            Feature names, in the order wanted: any of :data:`FEATURE_NAMES` (the default, what the
+            BFS models use) and :data:`WEIGHT_FEATURE_NAMES` (:data:`SSSP_FEATURE_NAMES` for SSSP).
 
         Returns
         -------
@@ -147,10 +195,10 @@ class GraphFeatures:
             Naming an unknown feature.
         """
         names = FEATURE_NAMES if names is None else tuple(names)
-        unknown = [k for k in names if k not in FEATURE_NAMES]
+        unknown = [k for k in names if k not in ALL_FEATURE_NAMES]
         if unknown:
-            raise ValueError(f"unknown feature name(s) {', '.join(map(repr, unknown))}; known: "
-                             f"{', '.join(FEATURE_NAMES)}")
+            raise InvalidArgumentError(f"unknown feature name(s) {', '.join(map(repr, unknown))}; known: "
+                             f"{', '.join(ALL_FEATURE_NAMES)}")
         out = np.empty(len(names), dtype=np.float64)
         for i, k in enumerate(names):
             x = float(getattr(self, k))
@@ -188,7 +236,7 @@ def _degree_statistics(degrees) -> dict:
     xp = xp_of(degrees)
     n = int(degrees.shape[0])
     if n == 0:
-        raise ValueError("cannot profile a graph with no vertices")
+        raise InvalidArgumentError("cannot profile a graph with no vertices")
     hist = to_host(xp.bincount(degrees)).astype(np.int64)  # hist[d] = number of vertices of degree d
     values = np.flatnonzero(hist)                        # distinct degrees, ascending
     counts = hist[values]
@@ -219,10 +267,81 @@ def _degree_statistics(degrees) -> dict:
     return stats
 
 
+# --------------------------------------------------------------------------- weight statistics
+_UNIT_WEIGHTS = {"weighted": False, "weight_integer": True, "weight_mean": 1.0, "weight_std": 0.0,
+                 "weight_max": 1.0, "weight_min": 1.0}
+
+
+def _round_sig(x: float, digits: int = WEIGHT_STAT_DIGITS) -> float:
+    """*x* rounded to *digits* significant digits (0 and non-finite values unchanged)."""
+    if x == 0.0 or not math.isfinite(x):
+        return float(x)
+    return float(f"{x:.{digits - 1}e}")
+
+
+def weight_statistics(weights) -> dict:
+    """Edge-weight features of a graph (the :data:`WEIGHT_FEATURE_NAMES` entries of its profile).
+
+    Parameters
+    ----------
+    weights : ndarray of int32 or float32, shape (n_edges,), or None
+        ``CSRGraph.weights`` (NumPy or CuPy; computed where they live, in chunks of 2**24 edges so
+        the temporary copies stay small). None: an unweighted graph, profiled as unit weights.
+
+    Returns
+    -------
+    dict
+        ``weighted`` (bool), ``weight_integer`` (bool: integer dtype), ``weight_mean``,
+        ``weight_std`` (population), ``weight_max``, ``weight_min`` (floats, in weight units).
+        Unweighted: ``False, True, 1.0, 0.0, 1.0, 1.0``; weighted without edges: zeros.
+
+    Notes
+    -----
+    Integer weights are summed exactly (int64 chunk sums of ``w`` and of the 16-bit halves' products
+    that make up ``w**2``, combined in Python integers), so NumPy and CuPy give bit-identical values. Float weights are summed in float64 (two passes: the
+    mean, then the squared deviations) and the results rounded to :data:`WEIGHT_STAT_DIGITS`
+    significant digits, so the last-bit differences between the CPU's pairwise and the GPU's tree
+    reductions do not show.
+    """
+    if weights is None:
+        return dict(_UNIT_WEIGHTS)
+    xp = xp_of(weights)
+    m = int(weights.shape[0])
+    integer = np.dtype(weights.dtype).kind in "iu"
+    if m == 0:
+        return {"weighted": True, "weight_integer": integer, "weight_mean": 0.0, "weight_std": 0.0,
+                "weight_max": 0.0, "weight_min": 0.0}
+    chunks = [weights[i:i + _WEIGHT_CHUNK] for i in range(0, m, _WEIGHT_CHUNK)]
+    w_max = max(float(to_host(c.max())) for c in chunks)
+    w_min = min(float(to_host(c.min())) for c in chunks)
+    if integer:
+        s1 = s2 = 0
+        for c in chunks:
+            c64 = c.astype(xp.int64)
+            s1 += int(to_host(c64.sum()))
+            # w = hi * 2**16 + lo (0 < w < 2**31): the chunk sums of hi**2, hi * lo and lo**2 each fit
+            # int64 (2**24 edges x < 2**32), and w**2 = hi**2 * 2**32 + 2 hi lo * 2**16 + lo**2 exactly
+            hi, lo = c64 >> 16, c64 & 0xFFFF
+            s2 += (int(to_host((hi * hi).sum())) << 32) + (int(to_host((hi * lo).sum())) << 17) \
+                + int(to_host((lo * lo).sum()))
+        mean = s1 / m
+        std = math.sqrt((m * s2 - s1 * s1) / (m * m))
+        return {"weighted": True, "weight_integer": True, "weight_mean": mean, "weight_std": std,
+                "weight_max": w_max, "weight_min": w_min}
+    total = sum(float(to_host(c.astype(xp.float64).sum())) for c in chunks)
+    mean = total / m
+    sq = 0.0
+    for c in chunks:
+        d = c.astype(xp.float64) - mean
+        sq += float(to_host((d * d).sum()))
+    return {"weighted": True, "weight_integer": False, "weight_mean": _round_sig(mean),
+            "weight_std": _round_sig(math.sqrt(sq / m)), "weight_max": w_max, "weight_min": w_min}
+
+
 # --------------------------------------------------------------------------- sources, depths
 def _sample_from_degrees(degrees, n_sources: int, seed: int) -> np.ndarray:
     if n_sources < 0:
-        raise ValueError(f"n_sources must be >= 0, got {n_sources}")
+        raise InvalidArgumentError(f"n_sources must be >= 0, got {n_sources}")
     xp = xp_of(degrees)
     candidates = xp.flatnonzero(degrees > 0)
     k = min(int(n_sources), int(candidates.shape[0]))
@@ -297,7 +416,8 @@ def profile(graph, *, n_sources: int = 8, seed: int = 0, xp=None) -> GraphFeatur
     Notes
     -----
     Follows Table 1 of Busato & Bombieri, *Efficient load balancing techniques for graph traversal
-    applications on GPUs* (avg degree, std, Gini, max degree, avg eccentricity).
+    applications on GPUs* (avg degree, std, Gini, max degree, avg eccentricity), plus the edge
+    weights' statistics (:func:`weight_statistics`; unit weights when the graph has none).
     """
     t0 = time.perf_counter()
     xp = _resolve_xp(graph, xp)
@@ -314,8 +434,9 @@ def profile(graph, *, n_sources: int = 8, seed: int = 0, xp=None) -> GraphFeatur
         depths = np.asarray(to_host(bfs_depths(graph, sources)), dtype=np.int64)
     ecc_mean = float(depths.mean()) if depths.size else 0.0
     ecc_max = int(depths.max()) if depths.size else 0
+    wstats = weight_statistics(getattr(graph, "weights", None))
     return GraphFeatures(
         n_vertices=graph.n_vertices, n_edges=graph.n_edges, directed=bool(graph.directed),
         eccentricity_mean=ecc_mean, eccentricity_max=ecc_max,
-        profile_ms=(time.perf_counter() - t0) * 1e3, **stats,
+        profile_ms=(time.perf_counter() - t0) * 1e3, **stats, **wstats,
     )

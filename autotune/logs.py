@@ -1,11 +1,11 @@
-"""The benchmark log: one JSON line per graph × config × device measurement (DESIGN.md, ``schema: 1``).
+"""The benchmark log: one JSON line per graph × config × device measurement (DESIGN.md, ``schema: 2``).
 
 A line looks like::
 
-    {"schema": 1, "time": "2026-11-22T10:00:00Z",
+    {"schema": 2, "algorithm": "sssp", "time": "2026-11-22T10:00:00Z",
      "device": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sm_count": 132, "cupy": "14.2.0", "cuda": "13.0"},
      "graph": {"name": "roadNet-CA", "fingerprint": "sha256:…", "spec": "file or generator spec",
-               "features": {"n_vertices": 1971281, "n_edges": 5533214, "degree_mean": 2.8, ...}},
+               "weights": "int:1:255", "features": {"n_vertices": 1971281, "n_edges": 5533214, ...}},
      "config": {"load_balance": "vertex_mapped", ...}, "config_id": "c-3f2a…",
      "measure": {"n_sources": 16, "seed": 0, "times_ms": [...], "median_ms": 0.41, "gteps": 13.5,
                  "depth_mean": 551.0, ...},
@@ -20,6 +20,12 @@ is reported (``first_bad_line`` = ``file:line``) and a warning is issued — nev
 
 Extra keys (in any object) are allowed and kept, so that later schema versions can add fields;
 the required keys and their types are checked (see :data:`SCHEMA`).
+
+Schema 2 (written since the second traversal) adds the top-level ``algorithm`` (``"bfs"`` or
+``"sssp"``, the config's) and ``graph.weights``: the weight distribution of a generator spec
+(``"int:1:255"``), ``"file"`` for weights read from the input, or ``null`` for an unweighted graph
+(SSSP then runs on unit weights). Schema-1 lines (the logs written before, e.g. the committed
+``models/bfs_h100.jsonl``) are read as BFS records of unweighted graphs, unchanged.
 """
 from __future__ import annotations
 
@@ -29,19 +35,29 @@ import hashlib
 import json
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from .errors import AutotuneError, FileAccessError, MissingFileError
+
 __all__ = [
     "SCHEMA_VERSION", "SCHEMA", "LogRecord", "LogWriter", "LogReadResult", "LogSchemaError",
-    "make_record", "read_log", "validate_record", "expand_log_paths", "logs_sha256",
+    "make_record", "read_log", "validate_record", "expand_log_paths", "logs_sha256", "READABLE_SCHEMAS",
+    "weights_spec",
 ]
 
 #: Version written in every line's ``schema`` key.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: Versions :func:`read_log` accepts: 1 (BFS only, no ``algorithm`` key, read as ``"bfs"``) and 2.
+READABLE_SCHEMAS = (1, 2)
+
+#: Traversals a schema-2 line may name (``autotune.config.ALGORITHMS``).
+_ALGORITHMS = ("bfs", "sssp")
 
 _NUM = (int, float)
 _OPT_STR = (str, type(None))
@@ -59,7 +75,7 @@ SCHEMA: dict[str, dict[str, tuple]] = {
 }
 
 
-class LogSchemaError(ValueError):
+class LogSchemaError(AutotuneError, ValueError):
     """A log line does not follow the benchmark-log schema (the message names the key)."""
 
 
@@ -80,7 +96,9 @@ def _check_type(where: str, value, types: tuple) -> None:
 def validate_record(d: Mapping[str, Any]) -> None:
     """Check one decoded log line against :data:`SCHEMA`.
 
-    Besides the key types: ``schema`` must be :data:`SCHEMA_VERSION`; ``config_id`` looks like
+    Besides the key types: ``schema`` must be one of :data:`READABLE_SCHEMAS`, and a schema-2 line
+    also needs ``algorithm`` (``"bfs"`` or ``"sssp"``, equal to ``config.algorithm`` when the config
+    names one) and ``graph.weights`` (string or null); ``config_id`` looks like
     ``c-`` + 12 hex digits; ``graph.fingerprint`` starts with ``sha256:``; every ``times_ms`` entry
     is a non-negative number; feature values are numbers or booleans; a ``valid: true`` record has
     at least one time and a positive ``median_ms``; a ``valid: false`` record has an ``error``.
@@ -104,8 +122,23 @@ def validate_record(d: Mapping[str, Any]) -> None:
             if key not in sub:
                 raise LogSchemaError(f"missing key {where!r}")
             _check_type(where, sub[key], types)
-    if d["schema"] != SCHEMA_VERSION:
-        raise LogSchemaError(f"schema: version {d['schema']!r} is not supported (this reader knows {SCHEMA_VERSION})")
+    if d["schema"] not in READABLE_SCHEMAS:
+        raise LogSchemaError(f"schema: version {d['schema']!r} is not supported (this reader knows "
+                             f"{', '.join(map(str, READABLE_SCHEMAS))})")
+    if d["schema"] >= 2:
+        if "algorithm" not in d:
+            raise LogSchemaError("missing key 'algorithm' (required since schema 2)")
+        _check_type("algorithm", d["algorithm"], (str,))
+        if d["algorithm"] not in _ALGORITHMS:
+            raise LogSchemaError(f"algorithm: {d['algorithm']!r} is not one of {', '.join(_ALGORITHMS)}")
+        if "weights" not in d["graph"]:
+            raise LogSchemaError("missing key 'graph.weights' (required since schema 2; null when unweighted)")
+        _check_type("graph.weights", d["graph"]["weights"], _OPT_STR)
+    algorithm = d.get("algorithm", "bfs") if d["schema"] >= 2 else "bfs"
+    cfg_alg = d["config"].get("algorithm")
+    if cfg_alg is not None and cfg_alg != algorithm:
+        raise LogSchemaError(f"config.algorithm: {cfg_alg!r} differs from the record's algorithm {algorithm!r}"
+                             + (" (schema-1 lines are BFS)" if d["schema"] < 2 else ""))
     cid = d["config_id"]
     if not (cid.startswith("c-") and len(cid) == 14 and all(ch in "0123456789abcdef" for ch in cid[2:])):
         raise LogSchemaError(f"config_id: {cid!r} is not 'c-' followed by 12 hex digits")
@@ -183,7 +216,9 @@ class LogRecord:
     origin : dict
         ``command`` (``sweep``/``tune``/...), ``study``, ``trial``, ``version`` (autotune's).
     schema : int
-        :data:`SCHEMA_VERSION`.
+        :data:`SCHEMA_VERSION` (2) for new records; 1 for lines written before the second traversal.
+    algorithm : {'bfs', 'sssp'}
+        The traversal measured (the config's ``algorithm``); ``"bfs"`` for a schema-1 line.
     extra : dict
         Top-level keys unknown to this version.
     """
@@ -198,6 +233,7 @@ class LogRecord:
     error: str | None
     origin: dict
     schema: int = SCHEMA_VERSION
+    algorithm: str = "bfs"
     extra: dict = field(default_factory=dict)
 
     # ---------------------------------------------------------------- access
@@ -232,12 +268,21 @@ class LogRecord:
         """The graph's logged profile (``graph.features``)."""
         return self.graph["features"]
 
+    @property
+    def weights(self) -> str | None:
+        """The graph's weights as logged (``graph.weights``: a distribution such as ``"int:1:255"``,
+        ``"file"``, or None when unweighted or for a schema-1 line)."""
+        return self.graph.get("weights")
+
     # ---------------------------------------------------------------- (de)serialisation
     def to_dict(self) -> dict:
         """The line's JSON object (keys in schema order, then unknown keys)."""
-        d = {"schema": self.schema, "time": self.time, "device": self.device, "graph": self.graph,
-             "config": self.config, "config_id": self.config_id, "measure": self.measure, "valid": self.valid,
-             "error": self.error, "origin": self.origin}
+        d = {"schema": self.schema}
+        if self.schema >= 2:
+            d["algorithm"] = self.algorithm
+        d.update({"time": self.time, "device": self.device, "graph": self.graph, "config": self.config,
+                  "config_id": self.config_id, "measure": self.measure, "valid": self.valid, "error": self.error,
+                  "origin": self.origin})
         d.update(self.extra)
         return d
 
@@ -256,6 +301,8 @@ class LogRecord:
         """
         validate_record(d)
         known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        if d["schema"] < 2:  # a schema-1 line is BFS; an "algorithm" key there is kept as an extra key
+            known.discard("algorithm")
         return cls(**{k: d[k] for k in known}, extra={k: v for k, v in d.items() if k not in known})
 
 
@@ -291,7 +338,9 @@ def make_record(graph, features, config, measurement, device: Mapping[str, Any],
     Returns
     -------
     LogRecord
-        JSON-safe: numpy scalars are converted to Python ``int``/``float``, NaN to ``None``.
+        Schema :data:`SCHEMA_VERSION`, ``algorithm`` = ``config.algorithm``, ``graph.weights`` =
+        :func:`weights_spec`. JSON-safe: numpy scalars are converted to Python ``int``/``float``,
+        NaN to ``None``.
 
     Raises
     ------
@@ -320,14 +369,51 @@ def make_record(graph, features, config, measurement, device: Mapping[str, Any],
            "version": str(origin.get("version", __version__))}
     org.update({k: v for k, v in origin.items() if k not in org})
     dev = {str(k): (v if isinstance(v, str) or v is None else _json_scalar(v)) for k, v in dict(device).items()}
+    spec = spec if spec is not None else (graph.spec or graph.name)
     rec = LogRecord(
         time=time or _utc_now(), device=dev,
-        graph={"name": str(graph.name), "fingerprint": graph.fingerprint,
-               "spec": spec if spec is not None else (graph.spec or graph.name), "features": fdict},
+        graph={"name": str(graph.name), "fingerprint": graph.fingerprint, "spec": spec,
+               "weights": weights_spec(graph, spec), "features": fdict},
         config=config.to_dict(), config_id=config.config_id, measure=measure, valid=bool(measurement.valid),
-        error=None if measurement.valid else (measurement.error or "invalid result"), origin=org)
+        error=None if measurement.valid else (measurement.error or "invalid result"), origin=org,
+        algorithm=str(getattr(config, "algorithm", "bfs")))
     validate_record(json.loads(rec.to_json()))
     return rec
+
+
+_SPEC_WEIGHTS = re.compile(r"(?:^|[:,])weights=([^,]+)")
+
+
+def weights_spec(graph, spec: str | None = None) -> str | None:
+    """How a graph's weights were obtained, as logged in ``graph.weights`` (schema 2).
+
+    Parameters
+    ----------
+    graph : CSRGraph
+        Its ``weights`` (None when unweighted) and ``spec``.
+    spec : str, optional
+        The spec logged for it (default ``graph.spec``).
+
+    Returns
+    -------
+    str or None
+        The weight distribution of a generator spec (``"int:1:255"`` for
+        ``kron:scale=16,weights=int:1:255``) or of seeded weights attached to an unweighted input
+        (:func:`autotune.sweep.attach_weights`, e.g. ``--weights int:1:255`` on a shared graph),
+        ``"file"`` for weights that came with the input (a Matrix Market value column, DIMACS arc
+        lengths, arrays), or None for an unweighted graph.
+    """
+    if getattr(graph, "weights", None) is None:
+        return None
+    attached = (getattr(graph, "_cache", None) or {}).get("weights_spec")
+    if attached:  # seeded weights put on an unweighted input (autotune.sweep.attach_weights)
+        return str(attached)
+    for text in (spec, getattr(graph, "spec", None)):
+        if isinstance(text, str):
+            hit = _SPEC_WEIGHTS.search(text)
+            if hit:
+                return hit.group(1).strip()
+    return "file"
 
 
 class LogWriter:
@@ -353,17 +439,32 @@ class LogWriter:
     """
 
     def __init__(self, path, *, fsync: bool = True):
+        import stat
+
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fsync = bool(fsync)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = None
         self.n_written = 0
-        size = os.fstat(self._fd).st_size
-        if size:
-            with open(self.path, "rb") as fh:
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    os.write(self._fd, b"\n")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.exists() and not stat.S_ISREG(self.path.stat().st_mode):  # a FIFO would block
+                raise FileAccessError(self.path, "is not a regular file; the benchmark log must be one")
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0),
+                               0o644)
+            size = os.fstat(self._fd).st_size
+            if size:
+                with open(self.path, "rb") as fh:
+                    fh.seek(size - 1)
+                    if fh.read(1) != b"\n":
+                        os.write(self._fd, b"\n")
+        except OSError as exc:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+            if isinstance(exc, FileAccessError):
+                raise
+            raise FileAccessError(self.path, f"cannot write the benchmark log: {exc.strerror or exc}",
+                                  exc.errno) from None
 
     def write(self, record: LogRecord | Mapping[str, Any]) -> None:
         """Append one record (a :class:`LogRecord` or a dict that validates) as one line.
@@ -380,9 +481,13 @@ class LogWriter:
         if not isinstance(record, LogRecord):
             record = LogRecord.from_dict(record)
         line = (record.to_json() + "\n").encode("utf-8")
-        os.write(self._fd, line)
-        if self._fsync:
-            os.fsync(self._fd)
+        try:
+            os.write(self._fd, line)
+            if self._fsync:
+                os.fsync(self._fd)
+        except OSError as exc:  # disk full, I/O error
+            raise FileAccessError(self.path, f"cannot write the benchmark log: {exc.strerror or exc}",
+                                  exc.errno) from None
         self.n_written += 1
 
     def close(self) -> None:
@@ -423,6 +528,8 @@ class LogReadResult:
         ``(path, line, reason)`` of every unreadable line.
     files : list of str
         The files read.
+    locations : list of (str, int)
+        ``(path, line)`` (1-based) of every record, parallel to ``records``.
     """
 
     records: list
@@ -430,6 +537,7 @@ class LogReadResult:
     first_bad_line: str | None = None
     problems: list = field(default_factory=list)
     files: list = field(default_factory=list)
+    locations: list = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -452,8 +560,10 @@ def expand_log_paths(paths) -> list[Path]:
 
     Raises
     ------
-    FileNotFoundError
-        When a path does not exist or a glob/folder matches no file.
+    MissingFileError
+        (a ``FileNotFoundError``) When a path does not exist or a glob/folder matches no file.
+    FileAccessError
+        When a path is not a regular file or a folder (e.g. a FIFO), or cannot be examined.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -463,15 +573,16 @@ def expand_log_paths(paths) -> list[Path]:
         if any(ch in text for ch in "*?["):
             hits = sorted(Path(h) for h in _glob.glob(text, recursive=True) if os.path.isfile(h))
             if not hits:
-                raise FileNotFoundError(f"no log file matches {text!r}")
+                raise MissingFileError(text, "no log file matches this pattern")
         elif os.path.isdir(text):
             hits = sorted(Path(text).glob("*.jsonl"))
             if not hits:
-                raise FileNotFoundError(f"folder {text!r} holds no *.jsonl log")
-        elif os.path.isfile(text):
-            hits = [Path(text)]
+                raise MissingFileError(text, "the folder holds no *.jsonl log")
         else:
-            raise FileNotFoundError(f"log file not found: {text!r}")
+            from ._files import check_regular_file
+
+            check_regular_file(text, "log file")
+            hits = [Path(text)]
         for h in hits:
             if h not in out:
                 out.append(h)
@@ -496,23 +607,32 @@ def read_log(paths, *, warn: bool = True) -> LogReadResult:
 
     Raises
     ------
-    FileNotFoundError
-        When a path does not exist or a glob matches nothing.
+    MissingFileError
+        (a ``FileNotFoundError``) When a path does not exist or a glob matches nothing.
+    FileAccessError
+        When a log cannot be read (permission, a FIFO or device, an I/O error), naming it.
     """
+    from ._files import open_regular
+
     res = LogReadResult(records=[])
     for path in expand_log_paths(paths):
         res.files.append(str(path))
-        with open(path, "rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                text = raw.strip()
-                if not text:
-                    continue
-                try:
-                    d = json.loads(text.decode("utf-8"))
-                    res.records.append(LogRecord.from_dict(d))
-                except (UnicodeDecodeError, json.JSONDecodeError, LogSchemaError, TypeError, AttributeError) as exc:
-                    reason = f"{exc.__class__.__name__}: {exc}"
-                    res.problems.append((str(path), lineno, reason))
+        with open_regular(path, "log file") as fh:
+            try:
+                for lineno, raw in enumerate(fh, start=1):
+                    text = raw.strip()
+                    if not text:
+                        continue
+                    try:
+                        d = json.loads(text.decode("utf-8"))
+                        res.records.append(LogRecord.from_dict(d))
+                        res.locations.append((str(path), lineno))
+                    except (UnicodeDecodeError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+                        # ValueError: bad JSON (JSONDecodeError) or schema (LogSchemaError); RecursionError: nesting
+                        reason = f"{exc.__class__.__name__}: {exc}"
+                        res.problems.append((str(path), lineno, reason))
+            except OSError as exc:  # an I/O error while reading
+                raise FileAccessError(path, f"cannot read the log file: {exc.strerror or exc}", exc.errno) from None
     res.n_unreadable = len(res.problems)
     if res.problems:
         p, ln, why = res.problems[0]
@@ -526,8 +646,10 @@ def read_log(paths, *, warn: bool = True) -> LogReadResult:
 def logs_sha256(paths: Iterable) -> str:
     """``sha256:<hex>`` over the bytes of *paths* (in order, each prefixed by its length): the logs' identity."""
     h = hashlib.sha256()
+    from ._files import read_bytes
+
     for p in paths:
-        data = Path(p).read_bytes()
+        data = read_bytes(p, "log file")
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return "sha256:" + h.hexdigest()

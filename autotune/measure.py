@@ -7,6 +7,12 @@
   ``time.perf_counter`` around the call (CPU peers).
 - ``edges_traversed(s)`` = sum of out-degrees of the vertices reached from ``s``;
   GTEPS = harmonic mean over sources of ``edges_traversed(s) / time(s)``; median time reported too.
+
+The protocol is the same for both traversals: :class:`GPURunner` times whatever engine
+``autotune.engine.get_engine(graph, config)`` builds for ``config.algorithm`` (BFS or SSSP) and
+validates it against the matching CPU reference (``validate_bfs`` for BFS, ``validate_sssp``
+against ``scipy.sparse.csgraph.dijkstra`` for SSSP, computed once per graph and source). The CPU
+peers are :class:`ScipyRunner` (BFS) and :class:`ScipyDijkstraRunner` (SSSP).
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from .errors import InvalidArgumentError
 from .graph import CSRGraph
 
 DEFAULT_SEARCH_SOURCES = 16
@@ -44,11 +51,11 @@ def select_sources(graph: CSRGraph, n_sources: int, seed: int = 0) -> np.ndarray
         When ``n_sources < 1`` or no vertex has an out-edge.
     """
     if n_sources < 1:
-        raise ValueError(f"n_sources must be >= 1, got {n_sources}")
+        raise InvalidArgumentError(f"n_sources must be >= 1, got {n_sources}")
     deg = graph.out_degrees(np)
     eligible = np.flatnonzero(deg > 0)
     if eligible.size == 0:
-        raise ValueError(f"graph {graph.name!r} has no vertex with an out-edge to start a BFS from")
+        raise InvalidArgumentError(f"graph {graph.name!r} has no vertex with an out-edge to start a BFS from")
     rng = np.random.default_rng(seed)
     k = min(int(n_sources), eligible.size)
     return eligible[rng.choice(eligible.size, size=k, replace=False)].astype(np.int64)
@@ -68,7 +75,9 @@ class Measurement:
     edges : list of int
         ``edges_traversed(s)`` per source.
     depths : list of int
-        BFS depth per source.
+        Per source: the BFS depth (levels - 1) for BFS; for SSSP the iterations the method ran
+        (what the engine's ``traverse`` returns: frontier rounds of Bellman-Ford, bucket phases of
+        Delta-stepping / near-far); 0 for CPU peers that do not expose one (Dijkstra).
     timer : str
         ``"cuda-events"`` or ``"perf_counter"``.
     valid : bool
@@ -193,7 +202,14 @@ def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False)
 
 
 class GPURunner(Runner):
-    """Times an autotune :class:`~autotune.engine.BFSEngine` (graph × config)."""
+    """Times an autotune engine (graph × config): the BFS engine or, when ``config.algorithm ==
+    "sssp"``, the SSSP engine (both built by ``autotune.engine.get_engine``, same methods).
+
+    :meth:`check` validates the last traversal against the CPU reference of the config's algorithm
+    (:func:`validate_against_reference`: BFS tree rules, or Dijkstra distances and the SSSP tree
+    check ``dist[pred[v]] + w(pred[v], v) == dist[v]``), read from the engine's device buffers
+    (:func:`engine_result_arrays`).
+    """
 
     timer = "cuda-events"
 
@@ -215,30 +231,85 @@ class GPURunner(Runner):
         self._levels = self.engine.traverse(source)
 
     def outcome(self, source: int) -> tuple[int, int]:
+        if self.config.algorithm == "sssp":
+            return self.engine.edges_traversed(), int(self._levels)
         return self.engine.edges_traversed(), max(0, self._levels - 1)
 
     def check(self, source: int) -> None:
-        validate_against_reference(self.graph, source, self.engine.distances, self.engine.predecessors)
+        validate_against_reference(self.graph, source, *engine_result_arrays(self.engine),
+                                   algorithm=self.config.algorithm)
 
 
-def reference_distances(graph: CSRGraph, source: int) -> np.ndarray:
-    """CPU reference distances from *source*, computed once per (graph, source) and kept on the
-    graph so that every runner of one comparison shares them."""
-    from .reference import bfs_reference
+def engine_result_arrays(engine):
+    """``(distances, predecessors)`` of an engine's last traversal, as device arrays.
 
-    cache = graph._cache.setdefault("reference_distances", {})
+    The SSSP engine packs distance and predecessor in one 64-bit word on the device and unpacks them
+    with ``result_arrays()`` (int64 distances with ``np.iinfo(np.int64).max`` unreached, or float64
+    with +inf, for float weights; int32 predecessors); the BFS engine keeps ``distances`` (int32, -1
+    unreached) and ``predecessors`` buffers.
+    """
+    unpack = getattr(engine, "result_arrays", None)
+    if unpack is not None:
+        return unpack()
+    return engine.distances, engine.predecessors
+
+
+def reference_distances(graph: CSRGraph, source: int, algorithm: str = "bfs") -> np.ndarray:
+    """CPU reference distances from *source*, computed once per (graph, algorithm, source) and kept
+    on the graph so that every runner of one comparison shares them.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+    source : int
+        Internal vertex id.
+    algorithm : {'bfs', 'sssp'}
+        ``bfs``: hop distances of :func:`autotune.reference.bfs_reference` (int32, -1 unreached);
+        ``sssp``: shortest-path distances of :func:`autotune.reference.sssp_reference`
+        (``scipy.sparse.csgraph.dijkstra`` on the graph's weights, unit weights when unweighted).
+
+    Returns
+    -------
+    ndarray, shape (n_vertices,)
+    """
+    key = "reference_distances" if algorithm == "bfs" else f"reference_distances_{algorithm}"
+    cache = graph._cache.setdefault(key, {})
     ref = cache.get(int(source))
     if ref is None:
-        ref = cache[int(source)] = bfs_reference(graph, int(source))[0]
+        if algorithm == "sssp":
+            from .reference import sssp_reference
+
+            ref = cache[int(source)] = sssp_reference(graph, int(source))[0]
+        elif algorithm == "bfs":
+            from .reference import bfs_reference
+
+            ref = cache[int(source)] = bfs_reference(graph, int(source))[0]
+        else:
+            raise InvalidArgumentError(f"unknown algorithm {algorithm!r}; expected 'bfs' or 'sssp'")
     return ref
 
 
-def validate_against_reference(graph: CSRGraph, source: int, distances, predecessors) -> None:
-    """Graph500 checks of one result against the (cached) CPU reference."""
-    from .reference import validate_bfs
+def validate_against_reference(graph: CSRGraph, source: int, distances, predecessors, *,
+                               algorithm: str = "bfs") -> None:
+    """Check one result against the (cached) CPU reference of *algorithm*.
 
-    validate_bfs(graph, int(source), distances, predecessors,
-                 reference_distances=reference_distances(graph, source))
+    BFS: Graph500 checks (:func:`autotune.reference.validate_bfs`). SSSP: equal distances to
+    Dijkstra's and the tree check (:func:`autotune.reference.validate_sssp`).
+
+    Raises
+    ------
+    ValidationError
+        On any mismatch (the message names the check and the first bad vertex).
+    """
+    ref = reference_distances(graph, source, algorithm)
+    if algorithm == "sssp":
+        from .reference import validate_sssp
+
+        validate_sssp(graph, int(source), distances, predecessors, reference_distances=ref)
+    else:
+        from .reference import validate_bfs
+
+        validate_bfs(graph, int(source), distances, predecessors, reference_distances=ref)
 
 
 class ScipyRunner(Runner):
@@ -267,6 +338,46 @@ class ScipyRunner(Runner):
         order, pred = self._last
         depth = int(_tree_depths(order, pred, self.graph.n_vertices).max()) if order.size > 1 else 0
         return int(self._deg[order].sum()), depth
+
+
+def _weighted_csr(graph: CSRGraph):
+    """``scipy.sparse.csr_matrix`` of *graph* with its weights as float64 data (unit weights when
+    unweighted), the input of ``scipy.sparse.csgraph.dijkstra``. Built once and kept on the graph."""
+    cached = graph._cache.get("scipy_weighted_csr")
+    if cached is not None:
+        return cached
+    import scipy.sparse as sp
+
+    ro, ci = graph.host()
+    w = graph.host_weights() if getattr(graph, "weights", None) is not None else None
+    data = np.ones(ci.shape[0], dtype=np.float64) if w is None else np.asarray(w, dtype=np.float64)
+    n = graph.n_vertices
+    graph._cache["scipy_weighted_csr"] = sp.csr_matrix((data, ci, ro), shape=(n, n))
+    return graph._cache["scipy_weighted_csr"]
+
+
+class ScipyDijkstraRunner(ScipyRunner):
+    """Peer: ``scipy.sparse.csgraph.dijkstra`` on the CPU (one thread, one source per call).
+
+    Runs on the same CSR and weights as the GPU (float64 copies of the int32/float32 weights, made
+    in :meth:`prepare`, outside the timed region; unit weights for an unweighted graph), with
+    predecessors, as SSSP's CPU reference does. ``depth`` is not defined for Dijkstra: 0.
+    """
+
+    name = "scipy.csgraph dijkstra (CPU)"
+
+    def prepare(self) -> None:
+        self._csr = _weighted_csr(self.graph)
+        self._deg = self.graph.out_degrees(np)
+
+    def traverse(self, source: int) -> None:
+        from scipy.sparse.csgraph import dijkstra
+
+        self._last = dijkstra(self._csr, directed=True, indices=int(source), return_predecessors=True)
+
+    def outcome(self, source: int) -> tuple[int, int]:
+        dist = self._last[0]
+        return int(self._deg[np.isfinite(dist)].sum()), 0
 
 
 def compare(graph: CSRGraph, runners: list[Runner], n_sources: int = DEFAULT_BENCH_SOURCES, seed: int = 0,

@@ -30,10 +30,21 @@ Evaluation is leave-one-graph-out **regret**: for each graph, a model trained on
 predicts its config and ``regret = time(predicted) / time(best)`` is read from that graph's logged
 times (1.0 = the best). The table reports the geometric mean, the worst case and the share of
 graphs within 5 % of the best, beside three baselines: the best single fixed config (chosen on the
-training folds), the rules of paper 000's Table 2 (:func:`autotune.search.table2_rule`), and a
+training folds), the rules of paper 000's Table 2 (:func:`autotune.table2.table2_rule`), and a
 random pick (expected regret over the configs measured on the graph). A predicted config that was
 not measured on the held-out graph counts as that graph's slowest measured config (pessimistic);
 one that is invalid there counts as infinite regret.
+
+**One model per algorithm and GPU family.** BFS and SSSP are separate models, each trained only on
+its own records (log schema 2's ``algorithm``; schema-1 lines are BFS): ``models/bfs_<gpu>.joblib``
+(the profile of :data:`autotune.features.FEATURE_NAMES`) and ``models/sssp_<gpu>.joblib`` (the same
+plus the weight statistics, :data:`autotune.features.SSSP_FEATURE_NAMES`), each with its JSON
+metadata naming its ``algorithm``. The labels of the two are configs of different spaces (an SSSP
+config also picks the method and the Delta scale), and what is fast differs (SSSP's phases and
+re-relaxations depend on the weights), so one model with the algorithm as a feature would only
+learn to split on it first. For SSSP the rule baseline of the regret table is paper 003's Delta rule
+(:func:`autotune.sssp_rules.delta_rule`: Delta-stepping at delta = delta_0 on the default
+technique) instead of Table 2, which only knows BFS's knobs.
 
 Models are saved with joblib plus a JSON metadata file next to them (same stem, ``.json``): feature
 names, labels with their full configs, the decision rule, library versions, device, SHA-256 of the
@@ -65,11 +76,22 @@ except ImportError:  # pragma: no cover
 __all__ = [
     "SelectionModel", "retrain", "load_model", "save_model", "default_model_path", "DEFAULT_MODEL_RELPATH",
     "TrainingSet", "build_training_set", "evaluate", "regret_rows", "METADATA_FORMAT", "estimator_from_metadata",
-    "metadata_path", "DERIVED_FEATURES", "DECISIONS",
+    "metadata_path", "DERIVED_FEATURES", "DECISIONS", "DEFAULT_MODEL_RELPATHS", "MODEL_ENV_VARS", "model_algorithm",
+    "select_algorithm", "default_feature_names",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
 DEFAULT_MODEL_RELPATH = "models/bfs_h100.joblib"
+
+#: The shipped model of each algorithm (one model per algorithm and GPU family), relative to the
+#: repository root (or the installed package). The SSSP model is trained on an H200's sweep of
+#: ``models/corpus_sssp.txt``; until it is committed, ``tune(graph, algorithm="sssp")`` falls back to
+#: the Delta rule (:func:`autotune.sssp_rules.delta_rule`) with a warning.
+DEFAULT_MODEL_RELPATHS: dict[str, str] = {"bfs": DEFAULT_MODEL_RELPATH, "sssp": "models/sssp_h200.joblib"}
+
+#: Environment variable overriding the shipped model of each algorithm (a path; a missing file
+#: means no model).
+MODEL_ENV_VARS: dict[str, str] = {"bfs": "AUTOTUNE_MODEL", "sssp": "AUTOTUNE_SSSP_MODEL"}
 
 #: Version of the JSON metadata layout.
 METADATA_FORMAT = 1
@@ -91,10 +113,13 @@ DECISIONS = ("regret", "vote")
 #: regret, so such a config is chosen only when every candidate failed on the neighbouring graphs.
 _INVALID_LOG_REGRET = math.log(1e3)
 
-#: Regret methods in table order.
-_METHODS = ("model", "best_fixed", "table2", "random")
+#: Regret methods in table order (a table holds the rule baseline of its algorithm: ``table2`` for
+#: BFS, ``delta_rule`` for SSSP; see :data:`autotune.sssp_rules.BASELINE_NAMES`).
+_METHODS = ("model", "best_fixed", "table2", "delta_rule", "random")
 _METHOD_TITLES = {"model": "selection model", "best_fixed": "best single fixed config",
-                  "table2": "Table-2 rules (paper 000)", "random": "random pick (expected)"}
+                  "table2": "Table-2 rules (paper 000)",
+                  "delta_rule": "Delta rule (paper 003: Delta-stepping, delta = delta_0)",
+                  "random": "random pick (expected)"}
 
 
 # ============================================================================ estimator
@@ -395,6 +420,8 @@ class TrainingSet:
     feature_names : tuple of str
     n_records : int
         Records used.
+    algorithm : {'bfs', 'sssp'}
+        The traversal of every record (one model per algorithm).
     """
 
     X: np.ndarray
@@ -405,6 +432,7 @@ class TrainingSet:
     device: dict
     feature_names: tuple
     n_records: int = 0
+    algorithm: str = "bfs"
 
     @property
     def n_graphs(self) -> int:
@@ -439,15 +467,127 @@ def _graph_regret(t: Mapping[str, float], invalid, config_id: str) -> tuple[floa
     return max(t.values()) / best, "unmeasured"
 
 
+def _buildable_records(read) -> list:
+    """The records of a :class:`~autotune.logs.LogReadResult` whose config this release can build.
+
+    A record whose ``config`` does not validate (:meth:`TraversalConfig.from_dict` raises: an
+    unknown technique or field value, a field that does not apply) cannot become a label: such
+    records are left out with a warning giving their count and the first ``file:line`` and reason.
+
+    Raises
+    ------
+    TrainingDataError
+        When nothing is left: the logs hold no line, every line is unreadable (count, first
+        ``file:line`` and why), or every record's config is invalid (count, first ``file:line``).
+    """
+    from .config import TraversalConfig
+    from .errors import TrainingDataError
+
+    files = ", ".join(read.files)
+    if not read.records:
+        if read.n_unreadable:
+            p, ln, why = read.problems[0]
+            raise TrainingDataError(f"no usable records: all {read.n_unreadable} line(s) of {files} are unreadable; "
+                                    f"the first at {p}:{ln} ({why})")
+        raise TrainingDataError(f"no usable records: {files} holds no log line")
+    locations = getattr(read, "locations", None) or [None] * len(read.records)
+    good, bad = [], []
+    checked: dict = {}
+    for r, where in zip(read.records, locations):
+        key = json.dumps(r.config, sort_keys=True, default=str)
+        if key not in checked:
+            try:
+                TraversalConfig.from_dict(r.config)
+                checked[key] = None
+            except (ValueError, TypeError) as exc:
+                checked[key] = f"{exc.__class__.__name__}: {exc}"
+        if checked[key] is None:
+            good.append(r)
+        else:
+            bad.append((where, checked[key]))
+    if bad:
+        where, why = bad[0]
+        at = f"{where[0]}:{where[1]}" if where else "unknown line"
+        text = f"{len(bad)} record(s) with a config this release cannot build, the first at {at} ({why})"
+        if not good:
+            raise TrainingDataError(f"no usable records: all {text}; these logs were written by another release "
+                                    f"or edited by hand")
+        warnings.warn(f"benchmark log: {text}; left out of training", UserWarning, stacklevel=3)
+    return good
+
+
 def _log_files(logs) -> list[Path]:
     from .logs import expand_log_paths
 
     return expand_log_paths(logs)
 
 
-def build_training_set(records, *, device: str | None = None, feature_names: Sequence[str] = FEATURE_NAMES,
-                       warn: bool = True) -> TrainingSet:
-    """Group log records by graph for one device.
+def default_feature_names(algorithm: str = "bfs") -> tuple[str, ...]:
+    """The model inputs of *algorithm*: :data:`~autotune.features.FEATURE_NAMES` for BFS (what the
+    shipped BFS models were trained on), :data:`~autotune.features.SSSP_FEATURE_NAMES` (the profile
+    plus the weight statistics) for SSSP.
+
+    Raises
+    ------
+    InvalidArgumentError
+        On an unknown algorithm.
+    """
+    from .features import SSSP_FEATURE_NAMES
+
+    if algorithm == "bfs":
+        return tuple(FEATURE_NAMES)
+    if algorithm == "sssp":
+        return tuple(SSSP_FEATURE_NAMES)
+    from .errors import InvalidArgumentError
+
+    raise InvalidArgumentError(f"unknown algorithm {algorithm!r}; expected 'bfs' or 'sssp'")
+
+
+def select_algorithm(records, algorithm: str | None = None) -> tuple[str, list]:
+    """The records of one traversal: one model per algorithm is trained on its own records only.
+
+    Parameters
+    ----------
+    records : sequence of LogRecord
+        Schema-1 records count as BFS (:attr:`LogRecord.algorithm`).
+    algorithm : {'bfs', 'sssp'}, optional
+        Keep these. Default: the algorithm of the records, when they all have the same one.
+
+    Returns
+    -------
+    (str, list of LogRecord)
+        The algorithm and its records (in order).
+
+    Raises
+    ------
+    TrainingDataError
+        When *algorithm* is None and the records mix algorithms (the message counts each and says
+        to pass ``algorithm=`` / ``--algorithm``), or when no record is of *algorithm*.
+    InvalidArgumentError
+        On an unknown algorithm.
+    """
+    from .errors import TrainingDataError
+
+    records = list(records)
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r.algorithm] = counts.get(r.algorithm, 0) + 1
+    found = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
+    if algorithm is None:
+        if len(counts) > 1:
+            raise TrainingDataError(f"the logs mix algorithms ({found} records); one model is trained per "
+                                    f"algorithm: choose one with algorithm=... (--algorithm bfs|sssp)")
+        algorithm = next(iter(counts), "bfs")
+    default_feature_names(algorithm)  # validates the name
+    kept = [r for r in records if r.algorithm == algorithm]
+    if records and not kept:
+        raise TrainingDataError(f"no {algorithm} record in the logs (they hold {found} records)")
+    return algorithm, kept
+
+
+def build_training_set(records, *, device: str | None = None, feature_names: Sequence[str] | None = None,
+                       warn: bool = True, algorithm: str | None = None) -> TrainingSet:
+    """Group log records by graph for one device and one algorithm.
 
     Parameters
     ----------
@@ -455,10 +595,14 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
     device : str, optional
         Device name to keep; default the device with the most valid records (a warning names the
         others when several are present).
-    feature_names : sequence of str
+    feature_names : sequence of str, optional
+        Default :func:`default_feature_names` of the algorithm.
     warn : bool
         Warn about records left out (other devices, pruned trials, graphs without a needed
         feature or without a valid measurement).
+    algorithm : {'bfs', 'sssp'}, optional
+        Keep the records of this traversal (:func:`select_algorithm`); default: the records'
+        algorithm (mixed records are refused).
 
     Returns
     -------
@@ -468,10 +612,17 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
     ------
     ValueError
         When no graph has a valid measurement on the device.
+    TrainingDataError
+        When the records mix algorithms and none was chosen, or hold none of *algorithm*.
     """
+    algorithm, records = select_algorithm(records, algorithm)
+    if feature_names is None:
+        feature_names = default_feature_names(algorithm)
+    from .errors import TrainingDataError
+
     recs = [r for r in records if not r.pruned]
     if not recs:
-        raise ValueError("no usable records (all pruned or none given)")
+        raise TrainingDataError("no usable records (all pruned or none given)")
     by_dev: dict[str, int] = {}
     for r in recs:
         by_dev[r.device_name] = by_dev.get(r.device_name, 0) + int(r.valid)
@@ -481,7 +632,7 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
             warnings.warn(f"logs hold several devices ({', '.join(sorted(by_dev))}); training for {device!r} "
                           f"(pass device=... to choose)", UserWarning, stacklevel=3)
     elif device not in by_dev:
-        raise ValueError(f"no record for device {device!r}; devices in the logs: {', '.join(sorted(by_dev))}")
+        raise TrainingDataError(f"no record for device {device!r}; devices in the logs: {', '.join(sorted(by_dev))}")
     recs = [r for r in recs if r.device_name == device]
     per_graph: dict[str, dict] = {}
     configs: dict[str, dict] = {}
@@ -515,9 +666,9 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
         warnings.warn(f"{len(skipped)} graph(s) left out of training: {'; '.join(skipped[:5])}", UserWarning,
                       stacklevel=3)
     if not graphs:
-        raise ValueError(f"no graph with a valid measurement on {device!r}")
+        raise TrainingDataError(f"no graph with a valid measurement on {device!r}")
     dev = next(r.device for r in recs)
-    return TrainingSet(np.vstack(X), graphs, times, invalid, configs, dict(dev), names, len(recs))
+    return TrainingSet(np.vstack(X), graphs, times, invalid, configs, dict(dev), names, len(recs), algorithm)
 
 
 # ============================================================================ labels, CV
@@ -564,10 +715,21 @@ def _best_fixed(ts: TrainingSet, idx: Sequence[int]) -> str:
 
 
 def _table2_id(ts: TrainingSet, i: int, device: Mapping | None) -> str:
-    from .search import table2_rule
+    from .table2 import table2_rule
 
     feats = {k: v for k, v in ts.graphs[i]["features"].items() if k in GraphFeatures.__dataclass_fields__}
     return table2_rule(feats, device).config_id
+
+
+def _rule_id(ts: TrainingSet, i: int, device: Mapping | None) -> tuple[str, str]:
+    """``(baseline name, config_id)`` of the rule baseline of graph *i*: paper 000's Table 2 for a BFS
+    training set, paper 003's Delta rule (:func:`autotune.sssp_rules.delta_rule`) for SSSP."""
+    from .sssp_rules import BASELINE_NAMES, delta_rule
+
+    algorithm = getattr(ts, "algorithm", "bfs")
+    if algorithm == "sssp":
+        return BASELINE_NAMES["sssp"], delta_rule(ts.graphs[i]["features"], device).config_id
+    return BASELINE_NAMES["bfs"], _table2_id(ts, i, device)
 
 
 def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, random_state: int = 0,
@@ -591,7 +753,8 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
     dict
         ``{"method": "leave-one-graph-out", "regret": {method: {"geomean", "worst", "within_5pct",
         "n_graphs", "n_invalid"}}, "per_graph": [{"name", "fingerprint", "best", "model", ...}]}``
-        for methods ``model``, ``best_fixed``, ``table2``, ``random``. ``geomean``/``worst`` are
+        for methods ``model``, ``best_fixed``, the rule baseline (``table2`` for BFS, ``delta_rule``
+        for SSSP, :data:`autotune.sssp_rules.BASELINE_NAMES`) and ``random``. ``geomean``/``worst`` are
         ``None`` when some regret is infinite (an invalid prediction; counted in ``n_invalid``).
         With a single graph there is nothing to hold out: the model and best-fixed columns are
         ``None``.
@@ -614,10 +777,10 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
                 r, how = ts.regret(i, cid)
                 row[name] = {"config_id": cid, "regret": _finite_or_none(r), "how": how}
                 cols[name].append(r)
-        t2 = _table2_id(ts, i, ts.device)
-        r, how = ts.regret(i, t2)
-        row["table2"] = {"config_id": t2, "regret": _finite_or_none(r), "how": how}
-        cols["table2"].append(r)
+        rule, rid = _rule_id(ts, i, ts.device)
+        r, how = ts.regret(i, rid)
+        row[rule] = {"config_id": rid, "regret": _finite_or_none(r), "how": how}
+        cols[rule].append(r)
         best = ts.best(i)[1]
         rs = np.array([t / best for t in ts.times[i].values()])
         row["random"] = {"regret": float(rs.mean()), "within_5pct": float(np.mean(rs <= 1.05)),
@@ -626,13 +789,16 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
         within_random.append(float(np.mean(rs <= 1.05)))
         per_graph.append(row)
     regret = {}
+    rule_name = _rule_id(ts, 0, ts.device)[0] if n else None
     for name in _METHODS:
+        if name in ("table2", "delta_rule") and name != rule_name:
+            continue  # the other algorithm's rule
         if name in ("model", "best_fixed") and n < 2:
             regret[name] = None
             continue
         regret[name] = _summary(cols[name], within_random if name == "random" else None)
     return {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "decision": decision, "regret": regret,
-            "per_graph": per_graph}
+            "algorithm": getattr(ts, "algorithm", "bfs"), "per_graph": per_graph}
 
 
 def _finite_or_none(x: float):
@@ -670,8 +836,8 @@ def _rel(p: Path) -> str:
 
 
 def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_tolerance: float = 0.02,
-            random_state: int = 0, decision: str = "regret") -> SelectionModel:
-    """Train the selection model from benchmark logs, evaluate it, and save it.
+            random_state: int = 0, decision: str = "regret", algorithm: str | None = None) -> SelectionModel:
+    """Train the selection model of one algorithm from benchmark logs, evaluate it, and save it.
 
     Parameters
     ----------
@@ -689,12 +855,19 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     random_state : int, default 0
     decision : {"regret", "vote"}, default "regret"
         Decision rule (see :class:`SelectionModel`): the cost-sensitive one, or the estimator's vote.
+    algorithm : {'bfs', 'sssp'}, optional
+        Train on the records of this traversal only (one model per algorithm; schema-1 lines are
+        BFS). Default: the algorithm of the records; logs that mix algorithms are refused
+        (:class:`~autotune.errors.TrainingDataError`) unless one is chosen. SSSP models read
+        :data:`~autotune.features.SSSP_FEATURE_NAMES` and their regret table's rule baseline is
+        paper 003's Delta rule.
 
     Returns
     -------
     SelectionModel
-        Fitted on every graph, with ``label_configs_`` and ``metadata_`` (including the
-        leave-one-graph-out regret table under ``metadata_["cv"]``).
+        Fitted on every graph, with ``label_configs_`` and ``metadata_`` (including
+        ``metadata_["algorithm"]`` and the leave-one-graph-out regret table under
+        ``metadata_["cv"]``).
 
     Raises
     ------
@@ -715,10 +888,13 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     from .logs import read_log
 
     if not 0.0 <= label_tolerance < 1.0:
-        raise ValueError(f"label_tolerance must be in [0, 1), got {label_tolerance!r}")
+        from .errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"label_tolerance must be in [0, 1), got {label_tolerance!r}")
     files = _log_files(logs)
     read = read_log(files)
-    ts = build_training_set(read.records, device=device)
+    records = _buildable_records(read)
+    ts = build_training_set(records, device=device, algorithm=algorithm)
     cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state, decision=decision)
     y = _labels(ts, range(ts.n_graphs), label_tolerance)
     model = SelectionModel(estimator, ts.feature_names, random_state, decision)
@@ -732,9 +908,10 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     for lab in y:
         counts[lab] = counts.get(lab, 0) + 1
     log_args = " ".join(_rel(f) for f in files)
-    out_text = _rel(Path(out)) if out is not None else DEFAULT_MODEL_RELPATH
+    out_text = _rel(Path(out)) if out is not None else DEFAULT_MODEL_RELPATHS[ts.algorithm]
     model.metadata_ = {
         "format": METADATA_FORMAT,
+        "algorithm": ts.algorithm,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "autotune_version": __version__, "sklearn_version": sklearn.__version__, "numpy_version": np.__version__,
         "python": platform.python_version(),
@@ -755,7 +932,8 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
                    for i, (g, lab) in enumerate(zip(ts.graphs, y))],
         "cv": cv,
         "synthetic": synthetic,
-        "retrain_command": f"autotune retrain {log_args} --out {out_text}",
+        "retrain_command": f"autotune retrain {log_args} --out {out_text}"
+                           + (" --algorithm sssp" if ts.algorithm != "bfs" else ""),
     }
     if out is not None:
         save_model(model, out)
@@ -835,17 +1013,26 @@ def save_model(model: SelectionModel, out) -> Path:
     return out
 
 
-def default_model_path() -> Path | None:
-    """The shipped model file, or None when absent.
+def default_model_path(algorithm: str = "bfs") -> Path | None:
+    """The shipped model file of *algorithm*, or None when absent.
 
-    Looked up in order: ``$AUTOTUNE_MODEL``, ``<package>/models/bfs_h100.joblib`` (installed
-    wheel), ``<repo>/models/bfs_h100.joblib`` (source checkout), then the ``autotune.models``
-    package location (editable installs), like :func:`autotune._kernels.kernel_dir`.
+    Looked up in order: the environment variable of the algorithm (:data:`MODEL_ENV_VARS`:
+    ``$AUTOTUNE_MODEL`` for BFS, ``$AUTOTUNE_SSSP_MODEL`` for SSSP; a path, None when the file does
+    not exist), ``<package>/models/<name>`` (installed wheel), ``<repo>/models/<name>`` (source
+    checkout), then the ``autotune.models`` package location (editable installs), like
+    :func:`autotune._kernels.kernel_dir`, with ``<name>`` from :data:`DEFAULT_MODEL_RELPATHS`
+    (``bfs_h100.joblib``, ``sssp_h200.joblib``).
+
+    Raises
+    ------
+    InvalidArgumentError
+        On an unknown algorithm.
     """
-    env = os.environ.get("AUTOTUNE_MODEL")
-    if env:
-        return Path(env).expanduser() if Path(env).expanduser().is_file() else None
-    name = Path(DEFAULT_MODEL_RELPATH).name
+    default_feature_names(algorithm)  # validates the name
+    env = os.environ.get(MODEL_ENV_VARS[algorithm])
+    if env:  # a path that exists but is no regular file is returned: load_model names what is wrong with it
+        return Path(env).expanduser() if os.path.lexists(Path(env).expanduser()) else None
+    name = Path(DEFAULT_MODEL_RELPATHS[algorithm]).name
     here = Path(__file__).resolve().parent
     for cand in (here / "models" / name, here.parent / "models" / name):
         if cand.is_file():
@@ -863,19 +1050,72 @@ def default_model_path() -> Path | None:
     return None
 
 
+def _model_fix(path) -> str:
+    """How to replace a bad model file (the end of every :class:`ModelError` about one)."""
+    return (f"rebuild it with 'autotune retrain LOGS --out {path}', point --model or $AUTOTUNE_MODEL at a good "
+            f"model, or pass --no-model (Table-2 rules)")
+
+
 @functools.lru_cache(maxsize=8)
 def _load_cached(path: str, mtime_ns: int):
+    """Unpickle the model at *path* (opened by :func:`autotune._files.open_regular`) and its metadata.
+
+    Raises
+    ------
+    MissingFileError
+        When the file vanished.
+    ModelError
+        When it cannot be read, does not unpickle (truncated, corrupt, another library's pickle), is
+        not a :class:`SelectionModel`, or its ``.json`` metadata is not a JSON object; naming the file.
+    """
     import joblib
 
-    model = joblib.load(path)
+    from ._files import open_regular, read_text
+    from .errors import FileAccessError, MissingFileError, ModelError
+
+    try:
+        with open_regular(path, "model file") as fh:
+            model = joblib.load(fh)
+    except MissingFileError:
+        raise
+    except FileAccessError as exc:
+        raise ModelError(f"{exc}; {_model_fix(path)}", path) from None
+    except Exception as exc:  # unpickling a damaged file raises anything (ValueError, EOFError, KeyError, ...)
+        raise ModelError(f"{path}: not a readable selection model ({exc.__class__.__name__}: {exc}); "
+                         f"{_model_fix(path)}", path) from exc
     if not isinstance(model, SelectionModel):
-        raise TypeError(f"{path} does not hold an autotune SelectionModel (got {type(model).__name__})")
+        raise ModelError(f"{path}: does not hold an autotune SelectionModel (got {type(model).__name__}); "
+                         f"{_model_fix(path)}", path)
     meta_file = metadata_path(path)
-    model.metadata_ = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
+    meta: Any = {}
+    if meta_file.is_file():
+        try:
+            meta = json.loads(read_text(meta_file, "model metadata file"))
+        except FileAccessError as exc:
+            raise ModelError(f"{exc}; {_model_fix(path)}", meta_file) from None
+        except ValueError as exc:  # json.JSONDecodeError
+            raise ModelError(f"{meta_file}: the model's metadata is not valid JSON ({exc}); {_model_fix(path)}",
+                             meta_file) from None
+        if not isinstance(meta, dict):
+            raise ModelError(f"{meta_file}: the model's metadata must be a JSON object, got "
+                             f"{type(meta).__name__}; {_model_fix(path)}", meta_file)
+    model.metadata_ = meta
     return model
 
 
-def load_model(path=None, *, device_name: str | None = None, warn: bool = True) -> SelectionModel:
+def model_algorithm(model) -> str | None:
+    """The traversal a selection model picks configs for: its metadata's ``algorithm``, else the
+    algorithm of its label configs (``"bfs"`` for models trained before SSSP existed, whose configs
+    name none), else None (an object that does not say, e.g. a stand-in with only ``predict_config``)."""
+    meta = getattr(model, "metadata_", None) or {}
+    if meta.get("algorithm"):
+        return str(meta["algorithm"])
+    algs = {str(d.get("algorithm") or "bfs") for d in (getattr(model, "label_configs_", None) or {}).values()}
+    return algs.pop() if len(algs) == 1 else None
+
+
+def load_model(path=None, *, device_name: str | None = None, warn: bool = True,
+               algorithm: str | None = None) -> SelectionModel:
     """Load a model saved by :func:`retrain` / :func:`save_model` (and its JSON metadata).
 
     Warns (:class:`UserWarning`) when the model was trained with another scikit-learn version, or
@@ -886,10 +1126,12 @@ def load_model(path=None, *, device_name: str | None = None, warn: bool = True) 
     Parameters
     ----------
     path : str or os.PathLike, optional
-        Default :func:`default_model_path`.
+        Default :func:`default_model_path` of *algorithm* (BFS when None).
     device_name : str, optional
         GPU model the predictions are for (default: the current GPU's name, no check without one).
     warn : bool, default True
+    algorithm : {'bfs', 'sssp'}, optional
+        The traversal the model must select for (one model per algorithm); None: no check.
 
     Returns
     -------
@@ -897,22 +1139,38 @@ def load_model(path=None, *, device_name: str | None = None, warn: bool = True) 
 
     Raises
     ------
-    FileNotFoundError
-        When there is no model file.
+    MissingFileError
+        (a ``FileNotFoundError``) When there is no model file.
+    ModelError
+        When the file cannot be read (a directory, a FIFO, no permission), is corrupt or truncated,
+        does not hold a :class:`SelectionModel`, or has unreadable metadata — naming the file and
+        saying how to rebuild it; or when *algorithm* is given and the model selects configs of
+        another algorithm (:func:`model_algorithm`).
     """
     import sklearn
 
+    from ._files import check_regular_file
+    from .errors import FileAccessError, MissingFileError, ModelError
+
     if path is None:
-        path = default_model_path()
+        rel = DEFAULT_MODEL_RELPATHS.get(algorithm or "bfs", DEFAULT_MODEL_RELPATH)
+        path = default_model_path(algorithm or "bfs")
         if path is None:
-            raise FileNotFoundError(f"no selection model found ({DEFAULT_MODEL_RELPATH}); train one with "
-                                    f"'autotune retrain LOGS --out {DEFAULT_MODEL_RELPATH}'")
+            raise MissingFileError(rel, "no selection model found; train one with "
+                                        f"'autotune retrain LOGS --out {rel}"
+                                   + (f" --algorithm {algorithm}'" if algorithm not in (None, "bfs") else "'"))
     path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"model file not found: {str(path)!r}")
-    mtime = path.stat().st_mtime_ns
+    try:
+        mtime = check_regular_file(path, "model file").st_mtime_ns
+    except MissingFileError:
+        raise
+    except FileAccessError as exc:
+        raise ModelError(f"{exc}; {_model_fix(path)}", path) from None
     meta_file = metadata_path(path)
-    mtime += meta_file.stat().st_mtime_ns if meta_file.is_file() else 0
+    try:
+        mtime += meta_file.stat().st_mtime_ns if meta_file.is_file() else 0
+    except OSError:  # vanished meanwhile: _load_cached reads without it
+        pass
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # sklearn's own InconsistentVersionWarning: ours is clearer
         model = _load_cached(str(path.resolve()), mtime)
@@ -940,4 +1198,10 @@ def load_model(path=None, *, device_name: str | None = None, warn: bool = True) 
                           f"models/corpus.txt --out logs/this_gpu.jsonl' then 'autotune retrain logs/this_gpu.jsonl "
                           f"--out models/this_gpu.joblib' (the shipped one was built with: {cmd})",
                           UserWarning, stacklevel=2)
+    if algorithm is not None and model_algorithm(model) not in (None, algorithm):
+        from .errors import ModelError
+
+        raise ModelError(f"model {str(path)!r} selects {model_algorithm(model)} configs, not {algorithm} ones (one "
+                         f"model per algorithm): give an {algorithm} model, e.g. "
+                         f"{DEFAULT_MODEL_RELPATHS.get(algorithm, 'models/<algorithm>_<gpu>.joblib')}")
     return model

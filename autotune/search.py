@@ -1,10 +1,19 @@
-"""``tune(graph)``: pick the fastest BFS strategy for a graph — instantly from a model, or by a search.
+"""``tune(graph)``: pick the fastest BFS (or SSSP) strategy for a graph — instantly from a model, or by a search.
+
+Everything below is per algorithm (``tune(graph, algorithm="sssp")``): one selection model, one
+rule, one search space and one study per traversal. For SSSP the model is
+``models/sssp_h200.joblib``, the rule is paper 003's Delta rule
+(:func:`autotune.sssp_rules.delta_rule`; the documented default SSSP config while no SSSP model is
+shipped), and the search samples the SSSP rows of the table (``sssp_method``, then ``delta`` when
+the method has buckets, then the technique's knobs; ``push`` only, no hash culling).
 
 Fast path (``n_trials=None``)
     Profile the graph (:func:`autotune.features.profile`, on the GPU when there is one, else on the
     CPU) and let the selection model (:mod:`autotune.model`; by default the shipped
-    ``models/bfs_h100.joblib``) predict the config. With no model it falls back to the rules of
-    paper 000's Table 2 (:func:`table2_rule`) and says so (a :class:`UserWarning`). On a GPU
+    ``models/bfs_h100.joblib``) predict the config. With no model, or a model file that is corrupt
+    or does not fit this release (:class:`~autotune.errors.ModelError`), it falls back to the rules
+    of paper 000's Table 2 (:func:`table2_rule`) and says so (a :class:`UserWarning` naming the
+    file, the reason and how to rebuild it). On a GPU
     machine, a config already found by a search for this graph on this GPU model (in the default
     or the given storage) is returned instead.
 
@@ -26,8 +35,16 @@ Storage
     ``n_sources`` and ``seed`` (the sources; a worker with others is refused), the study is loaded if
     it exists, and ``n_trials`` is the study's total. A study records the graph
     fingerprint and the GPU model in its user attributes; once a search has finished, the same graph
-    on the same GPU model gets its stored best at once unless ``retune=True``. An interrupted study
-    (killed, Ctrl-C) resumes where it stopped: finished trials are kept and only the rest run.
+    on the same GPU model gets its stored best at once unless ``retune=True``.
+
+Resume
+    An interrupted study (killed, Ctrl-C, ``timeout``) resumes where it stopped and loses nothing:
+    finished trials are kept; a trial the interruption left ``RUNNING`` or ``FAIL`` is re-queued
+    first with Optuna's ``RetryHeartbeatStaleTrialCallback`` (this host's trials whose process has
+    ended at once, see :func:`_recover_interrupted`; other workers' through Optuna's heartbeat); the
+    two seed trials are queued again unless measured, queued or running, so both are always
+    measured; a config proposed again is answered from the study (``duplicate_of``) and does not
+    count toward ``n_trials``, which counts measured trials only (:func:`_counted`).
 """
 from __future__ import annotations
 
@@ -40,9 +57,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .config import TraversalConfig, _FIELDS, count_configs
-from .errors import AutotuneError
+from .config import TraversalConfig, _FIELDS
+from .errors import AutotuneError, InvalidArgumentError, ModelError
 from .features import GraphFeatures
+# paper 000's Table 2 lives in autotune.table2 (imported by this module and by autotune.model, so
+# that neither imports the other); re-exported here
+from .table2 import (  # noqa: F401
+    _DEFAULT_RESIDENT_THREADS, IRREGULAR_DEGREE_CV, TABLE2_SUPPORT_RULES, WARP_SIZE, _as_features, _resident_threads,
+    _switch_value, table2_rule,
+)
 
 __all__ = [
     "tune", "tune_detailed", "TuneResult", "table2_rule", "TABLE2_SUPPORT_RULES", "IRREGULAR_DEGREE_CV",
@@ -50,162 +73,85 @@ __all__ = [
     "cache_dir", "default_log_path", "study_name_for",
 ]
 
-# ============================================================================ paper 000, Table 2
-#: Warp size of NVIDIA GPUs (threshold of warp-based gathering).
-WARP_SIZE = 32
-
-#: Degree coefficient of variation (std / mean) above which a graph counts as "very irregular"
-#: and gets the device-wide binary search (Busato & Bombieri §3.3: it "provides the best load
-#: balancing in case of very irregular workloads (i.e., graphs with high standard deviation)" but
-#: is "not suitable in case of regular workloads").
-IRREGULAR_DEGREE_CV = 1.0
-
-#: Resident threads assumed when no device is known (NVIDIA H100 SXM: 132 SMs × 2048 threads).
-_DEFAULT_RESIDENT_THREADS = 132 * 2048
-
-
-def _resident_threads(device: Mapping[str, Any] | None) -> int:
-    if device and device.get("sm_count") and device.get("max_threads_per_sm"):
-        return int(device["sm_count"]) * int(device["max_threads_per_sm"])
-    return _DEFAULT_RESIDENT_THREADS
-
-
-#: Table 2 of Busato & Bombieri (*Efficient load balancing techniques for graph traversal
-#: applications on GPUs*): ``(field, rule text, predicate(features, config, device))``. A support
-#: strategy is switched on when its rule holds, and only if the config table has that field and it
-#: applies to the chosen technique (the supports combine with vertex- and scan-based mapping, not
-#: with the binary search). Fields not in this release's table are skipped, so the rules take
-#: effect as soon as the supports are added to :data:`autotune.config._FIELDS`.
-TABLE2_SUPPORT_RULES: tuple = (
-    ("warp_gathering", "max degree > warp size",
-     lambda f, cfg, dev: f.degree_max > WARP_SIZE),
-    ("block_gathering", "max degree > block size",
-     lambda f, cfg, dev: f.degree_max > int(getattr(cfg, "block_size", 256))),
-    ("supplementary_queues", "max degree > half the device threads",
-     lambda f, cfg, dev: f.degree_max > _resident_threads(dev) // 2),
-)
-
-
-def _as_features(features) -> GraphFeatures:
-    if isinstance(features, GraphFeatures):
-        return features
-    if isinstance(features, Mapping):
-        return GraphFeatures.from_dict(dict(features))
-    raise TypeError(f"expected GraphFeatures or a dict of features, got {type(features).__name__}")
-
-
-def _switch_value(allowed: tuple, on: bool):
-    """The allowed value meaning on/off for a support field, else None.
-
-    ``True``/``False`` or ``'on'``/``'off'``; for a threshold field whose values are ``'off'``
-    followed by thresholds (e.g. ``('off', 32, 128)``), "on" is the first threshold, the paper's
-    default (warp size, block size, half the resident threads).
-    """
-    for cand in ((True, "on") if on else (False, "off")):
-        if any(type(a) is type(cand) and a == cand for a in allowed):
-            return cand
-    if on and len(allowed) > 1 and allowed[0] == "off":
-        return allowed[1]
-    return None
-
-
-def table2_rule(features, device: Mapping[str, Any] | None = None) -> TraversalConfig:
-    """The config paper 000's rules give for a graph (no model, no measurement).
-
-    Rules (Busato & Bombieri, *Efficient load balancing techniques for graph traversal applications
-    on GPUs*), applied to the fields of this release's config table:
-
-    1. **Technique** (§3.3): ``binary_search`` when the degree distribution is very irregular —
-       ``degree_std / degree_mean > IRREGULAR_DEGREE_CV`` (1.0) — else ``vertex_mapped``.
-    2. **Virtual warp size** (§3.1: "the thread group size is set depending on the average degree
-       of the graphs, smaller warp sizes for graphs with lower average degrees"; Hong et al.): for
-       ``vertex_mapped``, the power of two nearest to the mean degree in log scale,
-       ``2 ** round(log2(degree_mean))``, clamped to [1, 32].
-    3. **Support strategies** (Table 2, :data:`TABLE2_SUPPORT_RULES`): warp-based gathering when
-       max degree > warp size (32), block-based gathering when max degree > block size,
-       supplementary queues when max degree > half the device's resident threads — each only when
-       the config table has the field and it applies to the technique.
-    4. Every other field keeps its default (block size 256, push).
-
-    Parameters
-    ----------
-    features : GraphFeatures or dict
-        The graph's profile (:func:`autotune.features.profile`).
-    device : dict, optional
-        ``sm_count`` and ``max_threads_per_sm`` for the supplementary-queue threshold (default: an
-        H100, 132 × 2048 resident threads).
-
-    Returns
-    -------
-    TraversalConfig
-
-    Examples
-    --------
-    >>> from autotune.features import GraphFeatures
-    >>> road = dict(n_vertices=10**6, n_edges=2_400_000, directed=False, degree_mean=2.4, degree_std=0.9,
-    ...             degree_gini=0.2, degree_max=9, degree_min=1, leaf_fraction=0.1, degree_p50=2.0,
-    ...             degree_p90=4.0, degree_p99=4.0, isolated_fraction=0.0, eccentricity_mean=3000.0,
-    ...             eccentricity_max=3500)
-    >>> cfg = table2_rule(road)
-    >>> cfg.load_balance, cfg.virtual_warp_size
-    ('vertex_mapped', 2)
-    """
-    f = _as_features(features)
-    lb_allowed = _FIELDS["load_balance"].allowed
-    cv = f.degree_std / f.degree_mean if f.degree_mean > 0 else 0.0
-    lb = "binary_search" if cv > IRREGULAR_DEGREE_CV and "binary_search" in lb_allowed else "vertex_mapped"
-    cfg = TraversalConfig(load_balance=lb)
-    if "virtual_warp_size" in _FIELDS and getattr(cfg, "virtual_warp_size", None) is not None:
-        vw = 2 ** int(round(math.log2(max(f.degree_mean, 1.0))))
-        vw = int(min(max(vw, 1), WARP_SIZE))
-        if vw in _FIELDS["virtual_warp_size"].allowed:
-            cfg = cfg.with_(virtual_warp_size=vw)
-    for name, _text, rule in TABLE2_SUPPORT_RULES:
-        spec = _FIELDS.get(name)
-        if spec is None:
-            continue
-        value = _switch_value(spec.allowed, bool(rule(f, cfg, device)))
-        if value is None:
-            continue
-        try:
-            cfg = cfg.with_(**{name: value})
-        except ValueError:  # the support does not apply to this technique
-            pass
-    return cfg
-
-
 # ============================================================================ search space
-@functools.lru_cache(maxsize=1)
-def _n_configs() -> int:
-    """Number of distinct configs of the table (the search stops once all were tried)."""
-    return count_configs()
+def _choices(name: str, values: Mapping[str, Any], algorithm: str) -> tuple:
+    """The values field *name* can take in *algorithm*'s space given the earlier fields' *values*:
+    the algorithm itself for ``algorithm``; ``(None,)`` when the field does not apply; else its
+    allowed values less those the algorithm excludes (``allowed_here``: no ``push_pull`` and no
+    hash culling for SSSP)."""
+    spec = _FIELDS[name]
+    if name == "algorithm":
+        return (algorithm,)
+    if not spec.applies(values):
+        return (None,)
+    return spec.allowed_here(values)
 
 
-def suggest_config(trial) -> TraversalConfig:
-    """Suggest a :class:`TraversalConfig` on an Optuna trial, define-by-run over the config table.
+#: The rule each algorithm falls back to without a model (messages).
+_RULE_TEXT = {"bfs": "the Table-2 rules of Busato & Bombieri",
+              "sssp": "the documented default SSSP config (paper 003's Delta rule: Delta-stepping with "
+                      "delta = delta_0 = 32 x mean weight / mean out-degree, on the binary search)"}
 
-    Walks :data:`autotune.config._FIELDS` in order; a field is suggested
-    (``trial.suggest_categorical(name, allowed)``) only when it applies given the values chosen so
-    far (e.g. ``virtual_warp_size`` only for ``vertex_mapped``, ``min_virtual_warp_size`` only for
-    dynamic warps), else it takes its neutral ``None``.
+#: How to get the missing model of each algorithm (messages).
+_TRAIN_HINT = {"bfs": "train one with 'autotune sweep --corpus models/corpus.txt --out logs/corpus.jsonl' then "
+                      "'autotune retrain logs/corpus.jsonl --out models/bfs_h100.joblib'",
+               "sssp": "train one on a GPU with 'autotune sweep --algorithm sssp "
+                       "--configs train --corpus models/corpus_sssp.txt --out logs/sssp.jsonl' then 'autotune "
+                       "retrain logs/sssp.jsonl --algorithm sssp --out models/sssp_h200.joblib'"}
+
+
+def _check_algorithm(algorithm: str) -> str:
+    from .config import ALGORITHMS
+
+    if algorithm not in ALGORITHMS:
+        raise InvalidArgumentError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}")
+    return algorithm
+
+
+@functools.lru_cache(maxsize=4)
+def _n_configs(algorithm: str = "bfs") -> int:
+    """Number of distinct configs of *algorithm* in the table (the search stops once all were
+    tried): :func:`autotune.config.count_configs` restricted to one algorithm."""
+    from .config import count_configs
+
+    return count_configs(algorithm)
+
+
+def suggest_config(trial, algorithm: str = "bfs") -> TraversalConfig:
+    """Suggest a :class:`TraversalConfig` of *algorithm* on an Optuna trial, define-by-run over the
+    config table.
+
+    Walks :data:`autotune.config._FIELDS` in order; ``algorithm`` is fixed (one study per
+    algorithm, never suggested); another field is suggested (``trial.suggest_categorical(name,
+    choices)``) only when it applies given the values chosen so far (e.g. ``virtual_warp_size``
+    only for ``vertex_mapped``, ``min_virtual_warp_size`` only for dynamic warps, ``delta`` only
+    for the SSSP methods with buckets), over the values the algorithm allows (SSSP: ``push``
+    only, no hash culling), else it takes its neutral ``None``. A BFS study's parameters are
+    exactly those of the studies made before SSSP existed.
 
     Parameters
     ----------
     trial : optuna.trial.Trial
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
 
     Returns
     -------
     TraversalConfig
     """
     values: dict[str, Any] = {}
-    for name, spec in _FIELDS.items():
-        values[name] = trial.suggest_categorical(name, list(spec.allowed)) if spec.applies(values) else None
+    for name in _FIELDS:
+        choices = _choices(name, values, algorithm)
+        if name == "algorithm" or choices == (None,):
+            values[name] = choices[0]
+        else:
+            values[name] = trial.suggest_categorical(name, list(choices))
     return TraversalConfig(**values)
 
 
 def config_params(config: TraversalConfig) -> dict:
-    """Optuna parameters of *config* (its applicable fields), for ``study.enqueue_trial``."""
-    return {k: v for k, v in config.to_dict().items() if v is not None}
+    """Optuna parameters of *config* (its applicable fields but ``algorithm``, which a study fixes),
+    for ``study.enqueue_trial``."""
+    return {k: v for k, v in config.to_dict().items() if v is not None and k != "algorithm"}
 
 
 # ============================================================================ pruning
@@ -353,9 +299,9 @@ def _storage(url: str, *, create: bool):
         kw: dict[str, Any] = dict(heartbeat_interval=60, grace_period=180)
         params = inspect.signature(storages.RDBStorage).parameters
         if "heartbeat_stale_trial_callback" in params and hasattr(storages, "RetryHeartbeatStaleTrialCallback"):
-            kw["heartbeat_stale_trial_callback"] = storages.RetryHeartbeatStaleTrialCallback(max_retry=1)
+            kw["heartbeat_stale_trial_callback"] = _retry_callback()
         else:  # Optuna < 4.9
-            kw["failed_trial_callback"] = storages.RetryFailedTrialCallback(max_retry=1)
+            kw["failed_trial_callback"] = _retry_callback()
         from sqlalchemy.exc import IntegrityError, ProgrammingError
 
         for attempt in range(5):
@@ -375,10 +321,11 @@ def _storage_exists(url: str) -> bool:
     return path.is_file() if path is not None else True
 
 
-def study_name_for(graph, device_name: str) -> str:
-    """Default study name: ``bfs:<graph name>:<12 hex of the fingerprint>:<device name>``."""
+def study_name_for(graph, device_name: str, algorithm: str = "bfs") -> str:
+    """Default study name: ``<algorithm>:<graph name>:<12 hex of the fingerprint>:<device name>``
+    (``bfs:...`` as before SSSP existed, ``sssp:...`` for an SSSP search)."""
     fp = graph.fingerprint.split(":", 1)[-1][:12]
-    return f"bfs:{graph.name}:{fp}:{device_name}"
+    return f"{algorithm}:{graph.name}:{fp}:{device_name}"
 
 
 def _study_attrs(summary_or_study) -> dict:
@@ -386,12 +333,174 @@ def _study_attrs(summary_or_study) -> dict:
 
 
 def _counted(trials) -> list:
-    """Finished trials that count toward ``n_trials``: complete, pruned, or failed with an error
-    (invalid config); trials failed by an interruption do not count."""
+    """Finished trials that count toward ``n_trials``: measured configs that completed, were pruned,
+    or failed with an error (invalid config). Trials failed by an interruption do not count (they
+    are re-run, see :func:`_recover_interrupted`), nor do repeated configs answered from the study
+    (user attribute ``duplicate_of``): they spent no measurement."""
+    return [t for t in trials if _is_counted(t)]
+
+
+def _is_counted(t) -> bool:
+    """:func:`_counted` for one trial."""
     from optuna.trial import TrialState
 
-    return [t for t in trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)
-            or (t.state == TrialState.FAIL and "error" in t.user_attrs)]
+    return "duplicate_of" not in t.user_attrs and (
+        t.state in (TrialState.COMPLETE, TrialState.PRUNED) or (t.state == TrialState.FAIL and "error" in t.user_attrs))
+
+
+# ============================================================================ interruptions
+#: Times an interrupted trial is re-run (Optuna's ``retry_history``) before it is given up.
+_MAX_RETRY = 3
+
+#: User attributes an interrupted trial passes on to its re-run: only the seed mark ("model" or
+#: "table2"); the rest (config, worker, partial timings) belongs to the interrupted attempt.
+_RETRY_KEEP = ("enqueued",)
+
+#: Repeated configs in a row after which a search stops early (the sampler is stuck on measured
+#: configs; the study stays resumable).
+_MAX_DUPLICATES_IN_A_ROW = 200
+
+
+def _retry_callback():
+    """Optuna's stale-trial retry (``RetryHeartbeatStaleTrialCallback``, ``max_retry`` =
+    :data:`_MAX_RETRY`), re-queueing an interrupted trial's parameters as a ``WAITING`` trial that
+    keeps of its user attributes only :data:`_RETRY_KEEP`.
+
+    Used both by the storage's heartbeat (trials of workers that stopped beating) and by
+    :func:`_recover_interrupted` (this worker's own interrupted trials, re-run at once).
+    """
+    import copy
+
+    import optuna
+    from optuna import storages
+
+    base = getattr(storages, "RetryHeartbeatStaleTrialCallback", None) or storages.RetryFailedTrialCallback
+
+    class _RetryInterrupted(base):
+        def __call__(self, study, trial):
+            t = copy.deepcopy(trial)
+            t.user_attrs = {k: v for k, v in trial.user_attrs.items() if k in _RETRY_KEEP}
+            super().__call__(study, t)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        warnings.simplefilter("ignore", FutureWarning)
+        return _RetryInterrupted(max_retry=_MAX_RETRY)
+
+
+def _proc_start(pid: int) -> str | None:
+    """``<boot id>:<start time>`` of process *pid* (Linux ``/proc``): tells a pid's process from a
+    later one that reuses the pid. None where ``/proc`` is not available."""
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
+            data = fh.read()
+        with open("/proc/sys/kernel/random/boot_id") as fh:
+            boot = fh.read().strip()
+        fields = data[data.rindex(b")") + 2:].split()  # after "pid (comm) ": state is field 3
+        return f"{boot}:{int(fields[19])}"              # starttime is field 22
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _proc_state(pid: int) -> bytes | None:
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
+            data = fh.read()
+        return data[data.rindex(b")") + 2:].split()[0]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _worker_identity() -> dict:
+    """This process as a search worker: host name, pid and (on Linux) boot id and start time."""
+    import socket
+
+    return {"host": socket.gethostname(), "pid": os.getpid(), "start": _proc_start(os.getpid())}
+
+
+def _worker_is_gone(worker) -> bool:
+    """Whether the worker that ran a trial is known to have stopped: it ran on this host and its
+    process has ended (or is this very process, which runs one trial at a time and is not running
+    one now). Workers on other hosts, and live processes here, are left to Optuna's heartbeat."""
+    import socket
+
+    if not isinstance(worker, Mapping) or worker.get("host") != socket.gethostname():
+        return False
+    pid, start = worker.get("pid"), worker.get("start")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    mine = _proc_start(os.getpid())
+    if isinstance(start, str) and mine is not None and start.split(":")[0] != mine.split(":")[0]:
+        return False  # another boot id: another machine with this host name, or before a reboot
+    now = _proc_start(pid)
+    if pid == os.getpid():
+        return start is None or now is None or start == now
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's process
+        return start is not None and now is not None and start != now
+    except OSError:
+        return False
+    if _proc_state(pid) in (b"Z", b"X"):  # killed, not yet reaped
+        return True
+    return start is not None and now is not None and start != now  # the pid now names another process
+
+
+def _is_interrupted(trial) -> bool:
+    """A trial that failed without a finished measurement: interrupted (Ctrl-C, a kill, a crash)."""
+    from optuna.trial import TrialState
+
+    return (trial.state == TrialState.FAIL and "error" not in trial.user_attrs
+            and "duplicate_of" not in trial.user_attrs)
+
+
+def _recover_interrupted(study) -> list[int]:
+    """Re-queue, at once, the trials of *study* that an interruption left unfinished.
+
+    A ``RUNNING`` trial whose worker is gone (:func:`_worker_is_gone`: this host, process ended) is
+    failed now instead of after Optuna's heartbeat grace period; it and every ``FAIL`` trial that
+    an interruption left (:func:`_is_interrupted`) and that was not re-queued yet is re-queued by
+    :func:`_retry_callback` (same parameters, its seed mark kept, at most :data:`_MAX_RETRY`
+    times). ``RUNNING`` trials of live workers keep running; those of other hosts that stopped are
+    failed and re-queued by Optuna's heartbeat.
+
+    Returns
+    -------
+    list of int
+        Numbers of the re-queued trials' originals.
+    """
+    from optuna.trial import TrialState
+
+    trials = study.get_trials(deepcopy=False)
+    retried = {n for t in trials for n in t.system_attrs.get("retry_history", ())}
+    stale = [t.number for t in trials if t.state == TrialState.RUNNING and _worker_is_gone(t.user_attrs.get("worker"))]
+    for number in stale:
+        study.tell(number, state=TrialState.FAIL, skip_if_finished=True)
+    if stale:
+        trials = study.get_trials(deepcopy=False)
+    callback = _retry_callback()
+    out = []
+    for t in trials:
+        if _is_interrupted(t) and t.number not in retried:
+            callback(study, t)
+            out.append(t.number)
+    return out
+
+
+def _config_pending_or_done(trials, cfg: TraversalConfig) -> bool:
+    """Whether *cfg* was measured in the study (counted trial) or is queued or running."""
+    from optuna.trial import TrialState
+
+    cid, params = cfg.config_id, config_params(cfg)
+    for t in trials:
+        if t.state in (TrialState.WAITING, TrialState.RUNNING):
+            if t.user_attrs.get("config_id") == cid or {**t.params, **t.system_attrs.get("fixed_params", {})} == params:
+                return True
+        elif _is_counted(t) and t.user_attrs.get("config_id") == cid:
+            return True
+    return False
 
 
 def _best_of(study) -> tuple[TraversalConfig, float, int] | None:
@@ -410,8 +519,8 @@ def _best_of(study) -> tuple[TraversalConfig, float, int] | None:
 
 
 def stored_best(graph_or_fingerprint, device_name: str, storage: str | None = None, *,
-                study_name: str | None = None):
-    """The best config a finished search found for this graph on this GPU model, if any.
+                study_name: str | None = None, algorithm: str = "bfs"):
+    """The best config a finished search of *algorithm* found for this graph on this GPU model, if any.
 
     Parameters
     ----------
@@ -423,6 +532,8 @@ def stored_best(graph_or_fingerprint, device_name: str, storage: str | None = No
         Optuna storage URL (default :func:`default_storage`).
     study_name : str, optional
         Only consider this study.
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
+        Only consider searches of this traversal (studies made before SSSP existed are BFS).
 
     Returns
     -------
@@ -444,6 +555,8 @@ def stored_best(graph_or_fingerprint, device_name: str, storage: str | None = No
     for s in optuna.get_all_study_summaries(st, include_best_trial=False):
         a = _study_attrs(s)
         if a.get("fingerprint") != fp or a.get("device") != device_name or not a.get("complete"):
+            continue
+        if a.get("algorithm", "bfs") != algorithm:
             continue
         if study_name is not None and s.study_name != study_name:
             continue
@@ -471,7 +584,8 @@ class TuneResult:
     config : TraversalConfig
         The chosen config.
     method : str
-        ``"model"`` (fast path, model prediction), ``"table2"`` (fast path, no model),
+        ``"model"`` (fast path, model prediction), ``"table2"`` (BFS fast path, no model: paper
+        000's rules), ``"delta_rule"`` (SSSP fast path, no model: paper 003's Delta rule),
         ``"stored"`` (best of a finished search for this graph and GPU model) or ``"search"``.
     graph : str
         Graph name.
@@ -491,7 +605,7 @@ class TuneResult:
     n_trials : int
         Trials counted in the study (search).
     candidates : list of dict
-        Enqueued first trials: ``{"source": "model"|"table2", "config_id", "label"}``.
+        Enqueued first trials: ``{"source": "model"|"table2"|"delta_rule", "config_id", "label"}``.
     message : str
         One line saying how the config was chosen.
     """
@@ -521,32 +635,66 @@ class TuneResult:
 
 
 # ============================================================================ tune
-def _resolve_model(model, device_name: str | None = None):
-    """(SelectionModel or None, description). ``model``: None = shipped default, False = none, path, or model.
-    Loading warns when the model was trained for another GPU model than *device_name*."""
+def _resolve_model(model, device_name: str | None = None, algorithm: str = "bfs"):
+    """(SelectionModel or None, description). ``model``: None = the shipped default of *algorithm*
+    (:func:`autotune.model.default_model_path`), False = none, path, or model. Loading warns when
+    the model was trained for another GPU model than *device_name*; a model of another algorithm
+    raises :class:`~autotune.errors.InvalidArgumentError` (one model per algorithm: a BFS model
+    cannot pick an SSSP config), which the fast path does not turn into a fallback."""
     from . import model as model_mod
 
     if model is False:
         return None, "disabled"
     if model is None:
-        path = model_mod.default_model_path()
+        path = model_mod.default_model_path(algorithm)
         if path is None:
-            return None, f"no model at {model_mod.DEFAULT_MODEL_RELPATH}"
-        return model_mod.load_model(path, device_name=device_name), str(path)
-    if isinstance(model, (str, os.PathLike)):
-        return model_mod.load_model(model, device_name=device_name), os.fspath(model)
-    if hasattr(model, "predict_config"):
-        return model, "given"
-    raise TypeError(f"model must be None, False, a path or a SelectionModel, got {type(model).__name__}")
+            return None, f"no {algorithm} model at {model_mod.DEFAULT_MODEL_RELPATHS[algorithm]}"
+        mdl, where = model_mod.load_model(path, device_name=device_name), str(path)
+    elif isinstance(model, (str, os.PathLike)):
+        mdl, where = model_mod.load_model(model, device_name=device_name), os.fspath(model)
+    elif hasattr(model, "predict_config"):
+        mdl, where = model, "given"
+    else:
+        raise TypeError(f"model must be None, False, a path or a SelectionModel, got {type(model).__name__}")
+    if model_mod.model_algorithm(mdl) not in (None, algorithm):
+        raise InvalidArgumentError(f"the selection model ({where}) selects {model_mod.model_algorithm(mdl)} configs, "
+                                   f"not {algorithm} ones (one model per algorithm); give an {algorithm} model, e.g. "
+                                   f"{model_mod.DEFAULT_MODEL_RELPATHS[algorithm]}, or none")
+    return mdl, where
 
 
-def _predict(model, features) -> TraversalConfig | None:
+def _predict(model, features, where: str = "given", rule: str = "the Table-2 rules") -> TraversalConfig | None:
+    """The model's config for *features*, or None (with a warning naming the model and the reason)
+    when the model cannot predict: a label config this release cannot build, or a model whose
+    estimator or features do not fit this release (an incompatible pickle). *rule* names the
+    fallback in the warning (the Delta rule for SSSP)."""
     try:
         return model.predict_config(features)
     except ValueError as exc:  # label config not valid in this release
-        warnings.warn(f"the selection model predicted a config this release cannot build ({exc}); "
-                      f"falling back to the Table-2 rules", UserWarning, stacklevel=3)
-        return None
+        warnings.warn(f"the selection model ({where}) predicted a config this release cannot build ({exc}); "
+                      f"falling back to {rule}; retrain it with 'autotune retrain LOGS --out PATH'",
+                      UserWarning, stacklevel=3)
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:  # an incompatible model object
+        warnings.warn(f"the selection model ({where}) does not fit this release "
+                      f"({exc.__class__.__name__}: {exc}); falling back to {rule}; retrain it with "
+                      f"'autotune retrain LOGS --out PATH' or pass --no-model", UserWarning, stacklevel=3)
+    return None
+
+
+def _predict_for(model, features, where: str, algorithm: str) -> TraversalConfig | None:
+    """:func:`_predict` for *algorithm* (the rule of that algorithm named in warnings).
+
+    Raises
+    ------
+    InvalidArgumentError
+        When the model predicts a config of another algorithm (a model that did not say which it
+        selects for, see :func:`autotune.model.model_algorithm`).
+    """
+    cfg = _predict(model, features, where, _RULE_TEXT[algorithm])
+    if cfg is not None and cfg.algorithm != algorithm:
+        raise InvalidArgumentError(f"the selection model ({where}) predicted a {cfg.algorithm} config ({cfg.label}) "
+                                   f"for an {algorithm} tuning (one model per algorithm)")
+    return cfg
 
 
 def _device(device, runner_factory) -> dict | None:
@@ -566,17 +714,19 @@ def _device(device, runner_factory) -> dict | None:
 def tune(graph, n_trials: int | None = None, *, storage: str | None = None, study_name: str | None = None,
          timeout: float | None = None, retune: bool = False, model=None, n_sources: int = 16, seed: int = 0,
          log=None, runner_factory: Callable | None = None, progress: bool = True, device: dict | None = None,
-         prune_factor: float = 1.5) -> TraversalConfig:
-    """The fastest BFS config for *graph*: model prediction (fast path) or an Optuna search.
+         prune_factor: float = 1.5, algorithm: str = "bfs") -> TraversalConfig:
+    """The fastest config of *algorithm* (BFS or SSSP) for *graph*: model prediction (fast path) or
+    an Optuna search.
 
     Parameters
     ----------
     graph : CSRGraph or anything :func:`autotune.load_graph` accepts
     n_trials : int, optional
-        None: fast path (profile + model prediction, or the Table-2 rules without a model). An
-        integer: search until the study holds this many finished trials (complete, pruned or
-        invalid; trials of an interrupted run that did not finish are not counted), or until every
-        config of the table was tried.
+        None: fast path (profile + model prediction, or without a model the algorithm's rule: paper
+        000's Table 2 for BFS, paper 003's Delta rule for SSSP). An integer: search until the study
+        holds this many finished trials (complete, pruned or invalid; trials of an interrupted run
+        that did not finish are not counted), or until every config of the algorithm's space was
+        tried.
     storage : str, optional
         Optuna storage URL; default :func:`default_storage` (SQLite under ``~/.cache/autotune``).
         ``postgresql://user:pw@host/db`` lets several workers share one study.
@@ -606,15 +756,28 @@ def tune(graph, n_trials: int | None = None, *, storage: str | None = None, stud
     prune_factor : float, default 1.5
         A trial whose median on the first quarter of the sources exceeds this factor times the best
         complete trial's is pruned.
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
+        The traversal to tune (one selection model and one study per algorithm). ``"sssp"``: the
+        fast path loads the SSSP model (``models/sssp_h200.joblib``, or ``$AUTOTUNE_SSSP_MODEL``);
+        while none is shipped it returns :data:`autotune.sssp_rules.DEFAULT_SSSP_CONFIG`
+        (Delta-stepping at delta = delta_0 on the binary search, paper 003's rule) with a
+        :class:`UserWarning` saying so. The search samples the SSSP space (method, then delta
+        when the method has buckets, then the technique's knobs; ``push`` only) and enqueues the
+        model's pick and the Delta rule as its first trials; unweighted graphs run with unit weights.
 
     Returns
     -------
     TraversalConfig
+        With ``config.algorithm == algorithm``.
 
     Raises
     ------
     GPUUnavailableError
         Search without a GPU (and without a *runner_factory*).
+    InvalidArgumentError
+        On an unknown *algorithm*.
+    ModelError
+        When *model* (a path or an object) selects configs of another algorithm.
     SearchError
         When every trial of the search failed, or *study_name* belongs to another graph or times its
         trials on other sources (another *n_sources* or *seed*).
@@ -623,16 +786,17 @@ def tune(graph, n_trials: int | None = None, *, storage: str | None = None, stud
     --------
     >>> cfg = tune("roadNet-CA.txt.gz")                               # doctest: +SKIP
     >>> cfg = tune(g, n_trials=60, storage="postgresql://u:p@db/autotune")   # doctest: +SKIP
+    >>> cfg = tune("kron:scale=16,weights=int:1:255", algorithm="sssp")      # doctest: +SKIP
     """
     return tune_detailed(graph, n_trials, storage=storage, study_name=study_name, timeout=timeout, retune=retune,
                          model=model, n_sources=n_sources, seed=seed, log=log, runner_factory=runner_factory,
-                         progress=progress, device=device, prune_factor=prune_factor).config
+                         progress=progress, device=device, prune_factor=prune_factor, algorithm=algorithm).config
 
 
 def tune_detailed(graph, n_trials: int | None = None, *, storage: str | None = None, study_name: str | None = None,
                   timeout: float | None = None, retune: bool = False, model=None, n_sources: int = 16, seed: int = 0,
                   log=None, runner_factory: Callable | None = None, progress: bool = True, device: dict | None = None,
-                  prune_factor: float = 1.5) -> TuneResult:
+                  prune_factor: float = 1.5, algorithm: str = "bfs") -> TuneResult:
     """:func:`tune`, returning a :class:`TuneResult` (how the config was chosen, timings, study).
 
     Parameters and raised errors are those of :func:`tune`.
@@ -640,8 +804,9 @@ def tune_detailed(graph, n_trials: int | None = None, *, storage: str | None = N
     from .features import profile
     from .graph import CSRGraph, load_graph
 
+    _check_algorithm(algorithm)
     if n_trials is not None and (isinstance(n_trials, bool) or int(n_trials) < 1):
-        raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
+        raise InvalidArgumentError(f"n_trials must be a positive integer or None, got {n_trials!r}")
     g = graph if isinstance(graph, CSRGraph) else load_graph(graph)
     if n_trials is not None and runner_factory is None:
         from ._backend import require_gpu
@@ -658,28 +823,41 @@ def tune_detailed(graph, n_trials: int | None = None, *, storage: str | None = N
     if n_trials is None:
         t1 = time.perf_counter()
         if dev is not None and not retune:
-            hit = stored_best(g, dev["name"], url)
+            hit = stored_best(g, dev["name"], url, algorithm=algorithm)
             if hit is not None:
                 cfg, ms, name = hit
                 return TuneResult(cfg, "stored", best_ms=ms, study=name, storage=url,
                                   select_ms=(time.perf_counter() - t1) * 1e3,
                                   message=f"best of the finished search {name!r} for this graph on {dev['name']}",
                                   **base)
-        mdl, where = _resolve_model(model, dev["name"] if dev else None)
-        cfg = _predict(mdl, feats) if mdl is not None else None
+        from .sssp_rules import BASELINE_NAMES, baseline_rule
+
+        rule_text = _RULE_TEXT[algorithm]
+        broken = None
+        try:
+            mdl, where = _resolve_model(model, dev["name"] if dev else None, algorithm)
+        except ModelError as exc:  # corrupt or incompatible model file: the rules still answer
+            mdl, where, broken = None, getattr(exc, "path", None) or "model", exc
+        cfg = _predict_for(mdl, feats, where, algorithm) if mdl is not None else None
         if cfg is not None:
             return TuneResult(cfg, "model", select_ms=(time.perf_counter() - t1) * 1e3,
                               message=f"predicted by the selection model ({where})", **base)
-        cfg = table2_rule(feats, dev)
-        msg = (f"no selection model ({where}): using the Table-2 rules of Busato & Bombieri; train one with "
-               f"'autotune sweep --corpus models/corpus.txt --out logs/corpus.jsonl' then "
-               f"'autotune retrain logs/corpus.jsonl --out models/bfs_h100.joblib'")
-        warnings.warn(msg, UserWarning, stacklevel=3)
-        return TuneResult(cfg, "table2", select_ms=(time.perf_counter() - t1) * 1e3, message=msg, **base)
+        cfg = baseline_rule(algorithm, feats, dev)
+        if broken is not None:
+            msg = f"selection model not used: {broken}; using {rule_text} instead"
+        elif mdl is not None:
+            msg = f"the selection model ({where}) could not predict a config of this release; using {rule_text} instead"
+        else:
+            msg = f"no selection model ({where}): using {rule_text}; " + _TRAIN_HINT[algorithm]
+        if broken is not None or mdl is None:
+            warnings.warn(msg, UserWarning, stacklevel=3)
+        return TuneResult(cfg, BASELINE_NAMES[algorithm], select_ms=(time.perf_counter() - t1) * 1e3, message=msg,
+                          **base)
 
     return _search(g, feats, int(n_trials), base=base, url=url, study_name=study_name, timeout=timeout,
                    retune=retune, model=model, n_sources=n_sources, seed=seed, log=log,
-                   runner_factory=runner_factory, progress=progress, device=dev, prune_factor=prune_factor)
+                   runner_factory=runner_factory, progress=progress, device=dev, prune_factor=prune_factor,
+                   algorithm=algorithm)
 
 
 class _InvalidConfig(Exception):
@@ -697,7 +875,7 @@ def _merge(m1, m2):
 
 
 def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model, n_sources, seed, log,
-            runner_factory, progress, device, prune_factor) -> TuneResult:
+            runner_factory, progress, device, prune_factor, algorithm="bfs") -> TuneResult:
     try:
         import optuna
     except ImportError as exc:  # pragma: no cover - optuna is in the 'search' and 'test' extras
@@ -715,7 +893,7 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
 
     # 1. a finished search for this graph on this GPU model answers at once
     if not retune:
-        hit = stored_best(g, dev_name, url, study_name=study_name)
+        hit = stored_best(g, dev_name, url, study_name=study_name, algorithm=algorithm)
         if hit is not None:
             cfg, ms, name = hit
             study = optuna.load_study(study_name=name, storage=st)
@@ -725,7 +903,7 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
                     message=f"best of the finished search {name!r} (use retune=True to search again)", **base)
 
     # 2. the study to run (created, resumed, or a fresh one for a re-tune)
-    name = study_name or study_name_for(g, dev_name)
+    name = study_name or study_name_for(g, dev_name, algorithm)
     existing = set(optuna.get_all_study_names(st))
     if retune and name in existing:
         i = 1
@@ -740,6 +918,9 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
         raise SearchError(f"study {name!r} belongs to graph {attrs.get('graph')!r} ({attrs.get('fingerprint')}) on "
                           f"{attrs.get('device')!r}, not to {g.name!r} ({g.fingerprint}) on {dev_name!r}; "
                           f"choose another study name")
+    if attrs and attrs.get("algorithm", "bfs") != algorithm:
+        raise SearchError(f"study {name!r} searches {attrs.get('algorithm', 'bfs')} configs, not {algorithm} ones "
+                          f"(one study per algorithm); choose another study name")
     if attrs and (attrs.get("n_sources", n_sources), attrs.get("seed", seed)) != (n_sources, seed):
         # every trial of a study is timed on the same sources, or the pruner and the best compare apples to pears
         raise SearchError(f"study {name!r} times its trials on n_sources={attrs.get('n_sources')} sources of "
@@ -750,28 +931,40 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
 
         study.set_user_attr("autotune", {"fingerprint": g.fingerprint, "graph": g.name, "spec": g.spec,
                                          "device": dev_name, "version": __version__, "complete": False,
-                                         "n_trials": n_trials, "n_sources": n_sources, "seed": seed})
+                                         "n_trials": n_trials, "n_sources": n_sources, "seed": seed,
+                                         "algorithm": algorithm})
 
-    # 3. first trials: the model's prediction and the Table-2 rule
+    # 3. first trials: the model's prediction and the algorithm's rule (Table 2 for BFS, paper 003's
+    #    Delta rule for SSSP)
+    from .sssp_rules import BASELINE_NAMES, baseline_rule
+
     candidates = []
     try:
-        mdl, _where = _resolve_model(model, dev_name)
-    except Exception as exc:  # a broken model file must not stop a search
+        mdl, _where = _resolve_model(model, dev_name, algorithm)
+    except InvalidArgumentError:  # a model of another algorithm: the caller's mistake, not a broken file
+        raise
+    except AutotuneError as exc:  # a missing or broken model file must not stop a search
         warnings.warn(f"selection model not used for the first trial: {exc}", UserWarning, stacklevel=3)
-        mdl = None
-    pred = _predict(mdl, feats) if mdl is not None else None
-    for source, cfg in (("model", pred), ("table2", table2_rule(feats, device))):
+        mdl, _where = None, None
+    pred = _predict_for(mdl, feats, _where, algorithm) if mdl is not None else None
+    # trials an interruption left unfinished run first (before the seeds: they were proposed first)
+    _recover_interrupted(study)
+    for source, cfg in (("model", pred), (BASELINE_NAMES[algorithm], baseline_rule(algorithm, feats, device))):
         if cfg is None or any(c["config_id"] == cfg.config_id for c in candidates):
             continue
         candidates.append({"source": source, "config_id": cfg.config_id, "label": cfg.label})
-        study.enqueue_trial(config_params(cfg), user_attrs={"enqueued": source}, skip_if_exists=True)
+        # a seed is always measured: queued unless measured already, queued, or running (an
+        # interrupted seed was re-queued above)
+        if not _config_pending_or_done(study.get_trials(deepcopy=False), cfg):
+            study.enqueue_trial(config_params(cfg), user_attrs={"enqueued": source})
 
     sources = select_sources(g, n_sources, seed)
     k = max(1, len(sources) // 4)
     factory = runner_factory or ValidatedGPURunner(g)
     own_writer = not isinstance(log, LogWriter)
     writer = LogWriter(log if log is not None else default_log_path()) if own_writer else log
-    n_configs = _n_configs()
+    # without an argument for BFS: tests substitute count_configs() for a restricted BFS-only table
+    n_configs = _n_configs() if algorithm == "bfs" else _n_configs(algorithm)
 
     def record(cfg, m, trial, pruned=False):
         origin = {"command": "tune", "study": name, "trial": trial.number}
@@ -780,24 +973,34 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
         writer.write(make_record(g, feats, cfg, m, device, origin, n_sources=n_sources, seed=seed,
                                  spec=g.spec or g.name))
 
+    worker = _worker_identity()
+    duplicates_in_a_row = [0]
+
     def objective(trial):
-        cfg = suggest_config(trial)
+        trial.set_user_attr("worker", worker)  # first: an interruption from here on is this worker's
+        # BFS as before SSSP existed: tests wrap suggest_config(trial) to record what a worker proposed
+        cfg = suggest_config(trial) if algorithm == "bfs" else suggest_config(trial, algorithm)
         trial.set_user_attr("config", cfg.to_dict())
         trial.set_user_attr("config_id", cfg.config_id)
-        # a config already measured in this study (by any worker) is not measured again
+        # a config already measured in this study (by any worker) is answered from the study: the
+        # trial is marked duplicate_of and does not count toward n_trials
         for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)):
             if t.number == trial.number or t.user_attrs.get("config_id") != cfg.config_id:
                 continue
             if t.state == TrialState.COMPLETE and t.value is not None:
                 trial.set_user_attr("duplicate_of", t.number)
+                duplicates_in_a_row[0] += 1
                 return float(t.value)
             if t.state == TrialState.PRUNED:
                 trial.set_user_attr("duplicate_of", t.number)
+                duplicates_in_a_row[0] += 1
                 raise optuna.TrialPruned(f"same config as pruned trial {t.number}")
             if "error" in t.user_attrs:
                 trial.set_user_attr("duplicate_of", t.number)
                 trial.set_user_attr("error", t.user_attrs["error"])
+                duplicates_in_a_row[0] += 1
                 raise _InvalidConfig(t.user_attrs["error"])
+        duplicates_in_a_row[0] = 0
         try:
             runner = factory(g, cfg)
         except Exception as exc:
@@ -828,7 +1031,8 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
 
     def stop_when_done(study_, _trial):
         done = counted_now()
-        if len(done) >= n_trials or len({t.user_attrs.get("config_id") for t in done}) >= n_configs:
+        if (len(done) >= n_trials or len({t.user_attrs.get("config_id") for t in done}) >= n_configs
+                or duplicates_in_a_row[0] >= _MAX_DUPLICATES_IN_A_ROW):
             study_.stop()
 
     if n_trials > int(_study_attrs(study).get("n_trials") or 0):
@@ -863,7 +1067,10 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
     return TuneResult(cfg, "search", best_ms=ms, study=name, storage=url, n_trials=len(done), candidates=candidates,
                       select_ms=(time.perf_counter() - t_start) * 1e3,
                       message=f"best of {len(done)} trials (trial {number}) in study {name!r}"
-                              + ("" if finished else " — stopped early; run again to resume"), **base)
+                              + ("" if finished else
+                                 " — stopped early: the sampler proposed only configs measured already; run again "
+                                 "to resume" if duplicates_in_a_row[0] >= _MAX_DUPLICATES_IN_A_ROW else
+                                 " — stopped early; run again to resume"), **base)
 
 
 class _SearchProgress:
@@ -896,4 +1103,5 @@ class _SearchProgress:
         desc = f"tune {self.graph_name}"
         if best is not None:
             desc += f" | best {best[1]:.4g} ms {best[0].label}"
-        self._p.update(self._task, advance=1, description=desc)
+        counted = _is_counted(trial)  # a repeated config answered from the study spends no trial
+        self._p.update(self._task, advance=1 if counted else 0, description=desc)

@@ -12,6 +12,9 @@ name already in the log is skipped.
 
 Config sets
 -----------
+Each set exists for both traversals (``algorithm="bfs"``, the default, or ``"sssp"``); the SSSP
+sets never hold a BFS-only value (``direction='push_pull'``, ``duplicate_culling='hash'``).
+
 ``"grid"``
     The crossover grid (:func:`grid`): every load-balancing technique with none, each and all of its
     support strategies and options at the papers' defaults, with and without hash culling, each
@@ -19,7 +22,8 @@ Config sets
     2 * 10**7 configs) is for the search to sample, not for a sweep.
 ``"train"``
     What the shipped model is trained on (:func:`training_set`): the grid plus each technique's
-    base config on the persistent small-frontier kernel.
+    base config on the persistent small-frontier kernel. For SSSP (:func:`sssp_training_set`):
+    every SSSP method × Delta scale on each of five main technique configs (55 configs).
 ``"portfolio"``
     A small, diverse subset derived from the config table (:func:`portfolio`): for every
     load-balancing technique, its default config and every *one-knob change* of it (each other
@@ -30,8 +34,10 @@ Config sets
 
 Graph lists and corpus files
 ----------------------------
-A corpus file lists one graph per line (a path, a generator spec or ``shared:NAME``); ``#`` starts a
-comment (whole line, or after whitespace). ``shared:NAME`` (``NAME`` may be a glob such as
+A corpus file lists one graph per line (a path, a generator spec or ``shared:NAME``, optionally
+followed by `` weights=DIST`` to give an unweighted file seeded weights); ``#`` starts a
+comment (whole line, or after whitespace). ``models/corpus.txt`` is the BFS training corpus,
+``models/corpus_sssp.txt`` the weighted SSSP one (:func:`default_corpus_path`). ``shared:NAME`` (``NAME`` may be a glob such as
 ``shared:*.mtx.gz``) names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS``,
 ``<repo>/.graphs`` or ``<repo>/../shared/graphs`` (first that exists).
 """
@@ -40,6 +46,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import platform
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -47,12 +54,20 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from .config import TraversalConfig, _FIELDS
+from .errors import InvalidArgumentError, MissingFileError
 from .logs import LogRecord, LogWriter, make_record, read_log
 
 __all__ = [
     "sweep", "SweepResult", "portfolio", "grid", "training_set", "resolve_configs", "read_corpus", "resolve_graph_entry",
-    "shared_graphs_dirs", "host_device", "ValidatedGPURunner", "default_corpus_path",
+    "shared_graphs_dirs", "host_device", "ValidatedGPURunner", "default_corpus_path", "sssp_training_set",
+    "CONFIG_SETS", "CORPUS_FILES", "attach_weights", "split_graph_entry",
 ]
+
+#: Names of the config sets :func:`resolve_configs` knows (each for both traversals).
+CONFIG_SETS = ("portfolio", "grid", "train")
+
+#: The committed training corpus of each traversal, relative to ``models/``.
+CORPUS_FILES = {"bfs": "corpus.txt", "sssp": "corpus_sssp.txt"}
 
 #: ``graph.spec`` prefix naming a file of the shared real-graph set.
 SHARED_PREFIX = "shared:"
@@ -61,27 +76,46 @@ _REPO = Path(__file__).resolve().parent.parent
 
 
 # ------------------------------------------------------------------------------------ configs
-def portfolio() -> tuple[TraversalConfig, ...]:
+def _check_algorithm(algorithm: str) -> str:
+    from .config import ALGORITHMS
+
+    if algorithm not in ALGORITHMS:
+        raise InvalidArgumentError(f"unknown algorithm {algorithm!r}; expected one of {', '.join(ALGORITHMS)}")
+    return algorithm
+
+
+def portfolio(algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
     """A small diverse config set: each technique's default and its one-knob variations.
 
-    For every value ``t`` of ``load_balance``: ``base = TraversalConfig(load_balance=t)`` (every
-    other field at its default), plus ``base.with_(field=value)`` for every other field of the
-    table that applies to ``t`` and every allowed value of it. Derived from
-    :data:`autotune.config._FIELDS`, so new techniques and knobs are included without code
-    changes.
+    For every value ``t`` of ``load_balance``: ``base = TraversalConfig(algorithm=algorithm,
+    load_balance=t)`` (every other field at its default; for SSSP Delta-stepping with delta = 1 x
+    the heuristic), plus ``base.with_(field=value)`` for every other field of the table that
+    applies to ``t`` and every value of it allowed with this algorithm (for SSSP this varies the
+    method and the Delta scale too). Derived from :data:`autotune.config._FIELDS`, so new
+    techniques and knobs are included without code changes.
+
+    Parameters
+    ----------
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
 
     Returns
     -------
     tuple of TraversalConfig
         Distinct configs in a stable order (technique, then field, then value order of the table).
+
+    Raises
+    ------
+    ValueError
+        On an unknown algorithm.
     """
+    _check_algorithm(algorithm)
     techniques = _FIELDS["load_balance"].allowed
     out: dict[str, TraversalConfig] = {}
     for t in techniques:
-        base = TraversalConfig(load_balance=t)
+        base = TraversalConfig(algorithm=algorithm, load_balance=t)
         out.setdefault(base.config_id, base)
         for name, spec in _FIELDS.items():
-            if name == "load_balance":
+            if name in ("load_balance", "algorithm"):
                 continue
             for value in spec.allowed:
                 try:
@@ -104,41 +138,105 @@ _GRID_OPTIONS: dict[str, dict[str, object]] = {
 }
 
 
-def grid() -> tuple[TraversalConfig, ...]:
+def grid(algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
     """The crossover grid: each technique × {no option, each option alone, the supports together}
     × {no culling, hash culling} on its base, each in ``push`` and ``push_pull``.
 
     The supports together are warp + block gathering + supplementary queues (Busato & Bombieri
-    Table 2 with every condition true). Every other field keeps its default.
+    Table 2 with every condition true). Every other field keeps its default. For SSSP the BFS-only
+    values drop out (no hash culling, ``push`` only) and the method is the default
+    (Delta-stepping, delta = 1 x the heuristic of *Graph Algorithms on GPUs* §3.1).
+
+    Parameters
+    ----------
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
 
     Returns
     -------
     tuple of TraversalConfig
         Distinct configs, technique by technique.
     """
+    _check_algorithm(algorithm)
+    bfs = algorithm == "bfs"
     out: dict[str, TraversalConfig] = {}
     for t in _FIELDS["load_balance"].allowed:
-        base = TraversalConfig(load_balance=t)
+        base = TraversalConfig(algorithm=algorithm, load_balance=t)
         options = _GRID_OPTIONS.get(t, {})
-        variants = [base, base.with_(duplicate_culling="hash")]
+        variants = [base, base.with_(duplicate_culling="hash")] if bfs else [base]
         variants += [base.with_(**{k: v}) for k, v in options.items()]
         supports = {k: v for k, v in options.items() if k in ("warp_gathering", "block_gathering",
                                                                "supplementary_queues")}
         if len(supports) > 1:
             variants.append(base.with_(**supports))
         for cfg in variants:
-            for direction in ("push", "push_pull"):
+            for direction in (("push", "push_pull") if bfs else ("push",)):
                 c = cfg.with_(direction=direction)
                 out.setdefault(c.config_id, c)
     return tuple(out.values())
 
 
-def training_set() -> tuple[TraversalConfig, ...]:
+#: The main configs of the load-balancing techniques for SSSP, each crossed with every method setting
+#: by :func:`sssp_training_set`. Chosen from an H200 sweep of the SSSP engine over 111 configs on 18
+#: graphs: the small-frontier driver decides as much as the technique (a road network or a mesh runs
+#: 1.7-2.5x faster when its long tail of small iterations stays in the persistent kernel, with
+#: 1024-thread blocks and a 32768-vertex hand-over on meshes; skewed graphs prefer the single-block
+#: driver), the device-wide binary search is the best balancer on most graphs, vertex-mapped with
+#: the persistent kernel wins on small sparse ones, and edge-mapped on a few small skewed ones.
+_SSSP_MAIN_CONFIGS: tuple[dict, ...] = (
+    {"load_balance": "binary_search"},  # single-block small frontiers (limit 2048), 256 threads: the default
+    {"load_balance": "binary_search", "small_frontier": "persistent", "frontier_limit": 8192},
+    {"load_balance": "binary_search", "block_size": 1024, "small_frontier": "persistent", "frontier_limit": 32768},
+    {"load_balance": "vertex_mapped", "small_frontier": "persistent", "frontier_limit": 8192},
+    {"load_balance": "edge_mapped"},
+)
+
+
+def sssp_training_set() -> tuple[TraversalConfig, ...]:
+    """The configs the SSSP model is trained on: every SSSP method and Delta scale on each of the
+    load-balancing techniques' main configs for SSSP (:data:`_SSSP_MAIN_CONFIGS`).
+
+    Methods (Busato & Bombieri, *Graph Algorithms on GPUs*, §3): frontier Bellman-Ford (H-BF, no
+    delta), Delta-stepping and near-far, the last two at every scale of
+    :data:`autotune.config.DELTA_SCALES` (0.25 .. 64 x delta_0 = 32 x mean weight / mean out-degree,
+    §3.1): 1 + 2 x 5 = 11 method settings x 5 main configs = 55 configs. The method and delta decide
+    how much work is redone (re-relaxations) against how many synchronised phases run; the main
+    config decides how each phase's edges are spread over threads and how the small phases run.
+    Paper 003's Delta rule (:func:`autotune.sssp_rules.delta_rule`) is one of them, so every graph
+    has the rule baseline measured.
+
+    Returns
+    -------
+    tuple of TraversalConfig
+        Main config by main config, methods in table order, deltas ascending.
+    """
+    from .config import DELTA_SCALES, SSSP_METHODS
+
+    out: dict[str, TraversalConfig] = {}
+    for main in _SSSP_MAIN_CONFIGS:
+        base = TraversalConfig(algorithm="sssp", **main)
+        for method in SSSP_METHODS:
+            for delta in (DELTA_SCALES if method != "bellman_ford" else (None,)):
+                c = base.with_(sssp_method=method, delta=delta)
+                out.setdefault(c.config_id, c)
+    return tuple(out.values())
+
+
+def training_set(algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
     """The configs the shipped model is trained on: the crossover :func:`grid` plus each
     technique's base config with the persistent small-frontier kernel (limit 8192), push and
     push_pull (so the labels cover both device-resident paths), plus ``binary_search`` with
     128-thread blocks and every level up to 32768 vertices on the persistent kernel (the fastest
-    measured shape for meshes and grids with thousands of levels: fewer warps per level)."""
+    measured shape for meshes and grids with thousands of levels: fewer warps per level).
+
+    ``algorithm="sssp"`` gives :func:`sssp_training_set`.
+
+    Raises
+    ------
+    ValueError
+        On an unknown algorithm.
+    """
+    if _check_algorithm(algorithm) == "sssp":
+        return sssp_training_set()
     out = {c.config_id: c for c in grid()}
     for t in _FIELDS["load_balance"].allowed:
         for direction in ("push", "push_pull"):
@@ -152,12 +250,16 @@ def training_set() -> tuple[TraversalConfig, ...]:
     return tuple(out.values())
 
 
-def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
-    """Config set from ``"portfolio"``, ``"grid"``, or an iterable of configs / dicts / JSON files.
+def resolve_configs(configs, algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
+    """Config set from ``"portfolio"``, ``"grid"``, ``"train"``, or an iterable of configs / dicts /
+    JSON files.
 
     Parameters
     ----------
-    configs : {'portfolio', 'grid'} or iterable of (TraversalConfig, dict, str path)
+    configs : {'portfolio', 'grid', 'train'} or iterable of (TraversalConfig, dict, str path)
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
+        The traversal of a named set (:func:`portfolio`, :func:`grid`, :func:`training_set`);
+        explicit configs keep their own ``algorithm``.
 
     Returns
     -------
@@ -167,16 +269,18 @@ def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
     Raises
     ------
     ValueError
-        On an unknown set name or an invalid config.
+        On an unknown set name or algorithm, or an invalid config.
     """
     if isinstance(configs, str):
+        _check_algorithm(algorithm)
         if configs == "portfolio":
-            return portfolio()
+            return portfolio(algorithm)
         if configs == "grid":
-            return grid()
+            return grid(algorithm)
         if configs == "train":
-            return training_set()
-        raise ValueError(f"unknown config set {configs!r}; expected 'portfolio', 'grid', 'train' or a list of configs")
+            return training_set(algorithm)
+        raise InvalidArgumentError(f"unknown config set {configs!r}; expected 'portfolio', 'grid', 'train' or a list of "
+                                   f"configs")
     out: dict[str, TraversalConfig] = {}
     for c in configs:
         if isinstance(c, TraversalConfig):
@@ -184,12 +288,14 @@ def resolve_configs(configs) -> tuple[TraversalConfig, ...]:
         elif isinstance(c, dict):
             cfg = TraversalConfig.from_dict(c)
         elif isinstance(c, (str, os.PathLike)):
-            cfg = TraversalConfig.from_json(Path(c).read_text())
+            from ._files import read_config_file
+
+            cfg = read_config_file(c)
         else:
-            raise ValueError(f"cannot read a config from a {type(c).__name__}")
+            raise InvalidArgumentError(f"cannot read a config from a {type(c).__name__}")
         out.setdefault(cfg.config_id, cfg)
     if not out:
-        raise ValueError("no configs to measure")
+        raise InvalidArgumentError("no configs to measure")
     return tuple(out.values())
 
 
@@ -231,8 +337,8 @@ def resolve_graph_entry(entry: str) -> list[str]:
         if hits:
             return hits
     where = ", ".join(str(d) for d in dirs) or "none of them exists"
-    raise FileNotFoundError(f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS, <repo>/.graphs "
-                            f"and <repo>/../shared/graphs ({where})")
+    raise MissingFileError(entry, f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS, "
+                                  f"<repo>/.graphs and <repo>/../shared/graphs ({where})")
 
 
 def read_corpus(path) -> list[str]:
@@ -249,13 +355,17 @@ def read_corpus(path) -> list[str]:
 
     Raises
     ------
-    FileNotFoundError
-        When the file does not exist.
-    ValueError
-        When it lists no graph.
+    MissingFileError
+        (a ``FileNotFoundError``) When the file does not exist.
+    FileAccessError
+        When it cannot be read (a directory, FIFO, no permission), naming it.
+    InvalidArgumentError
+        (a ``ValueError``) When it lists no graph.
     """
+    from ._files import read_text
+
     out = []
-    for line in Path(path).read_text().splitlines():
+    for line in read_text(path, "corpus file").splitlines():
         text = line.strip()
         if not text or text.startswith("#"):
             continue
@@ -264,18 +374,91 @@ def read_corpus(path) -> list[str]:
                 text = text[: text.index(marker)].rstrip()
         out.append(text)
     if not out:
-        raise ValueError(f"corpus file {str(path)!r} lists no graph")
+        raise InvalidArgumentError(f"corpus file {str(path)!r} lists no graph")
     return out
 
 
-def default_corpus_path() -> Path:
-    """The committed training corpus: ``autotune/models/corpus.txt`` in an installed wheel, else
-    ``models/corpus.txt`` of the source checkout."""
-    here = Path(__file__).resolve().parent / "models" / "corpus.txt"
-    return here if here.is_file() else _REPO / "models" / "corpus.txt"
+def default_corpus_path(algorithm: str = "bfs") -> Path:
+    """The committed training corpus of *algorithm* (:data:`CORPUS_FILES`: ``corpus.txt`` for BFS,
+    ``corpus_sssp.txt``, weighted graphs, for SSSP): ``autotune/models/<file>`` in an installed
+    wheel, else ``models/<file>`` of the source checkout.
+
+    Raises
+    ------
+    ValueError
+        On an unknown algorithm.
+    """
+    name = CORPUS_FILES[_check_algorithm(algorithm)]
+    here = Path(__file__).resolve().parent / "models" / name
+    return here if here.is_file() else _REPO / "models" / name
 
 
-def _graph_items(graphs, corpus) -> list:
+_ENTRY_WEIGHTS = re.compile(r"^(?P<entry>.*\S)\s+weights=(?P<weights>\S+)$")
+
+
+def split_graph_entry(entry: str) -> tuple[str, str | None]:
+    """Split a graph entry into the graph and the weights to attach to it.
+
+    An entry may end in `` weights=DIST`` (after whitespace), e.g.
+    ``shared:road-usroads.mtx.gz weights=int:1:255``: the file is loaded and, having no weights of
+    its own, gets seeded ones (:func:`attach_weights`). A generator spec names its weights inside the
+    spec instead (``kron:scale=16,weights=int:1:255``, no whitespace).
+
+    Returns
+    -------
+    (str, str or None)
+        The entry without the suffix, and the distribution text (None without a suffix).
+    """
+    m = _ENTRY_WEIGHTS.match(entry.strip())
+    if m is None:
+        return entry.strip(), None
+    return m.group("entry"), m.group("weights")
+
+
+def attach_weights(graph, weights, seed: int = 0):
+    """*graph* with seeded edge weights when it has none (weighted graphs are returned as they are).
+
+    Parameters
+    ----------
+    graph : CSRGraph
+    weights : str or None
+        A distribution of :func:`autotune.generators.parse_weight_spec`: ``"int:1:255"`` (GAP's
+        integers uniform in [1, 255]), ``"float:LO:HI"``; None returns *graph* unchanged.
+    seed : int, default 0
+        Seed of :func:`autotune.generators.edge_weights` (a hash of the seed and each edge's
+        endpoints, so both directions of an undirected edge weigh the same, on NumPy and CuPy
+        alike). With seed 0 a generator graph gets the weights its spec with ``weights=`` would.
+
+    Returns
+    -------
+    CSRGraph
+        A new graph sharing the CSR arrays, with ``weights`` (int32 or float32), its own fingerprint,
+        and the distribution recorded so that logs name it (``graph.weights`` of log schema 2);
+        or *graph* itself when it is weighted already or *weights* is None.
+
+    Raises
+    ------
+    GeneratorSpecError
+        On a malformed distribution.
+    """
+    import dataclasses
+
+    from .generators import edge_weights, parse_weight_spec
+
+    dist = parse_weight_spec(weights)
+    if dist is None or getattr(graph, "weights", None) is not None:
+        return graph
+    out = dataclasses.replace(graph, weights=edge_weights(graph, dist, seed), _cache={})
+    for key in ("host", "device", "transpose"):  # structure caches stay valid; anything weighted does not
+        if key in graph._cache:
+            out._cache[key] = graph._cache[key]
+    out._cache["weights_spec"] = dist.spec
+    return out
+
+
+def _graph_items(graphs, corpus, weights=None) -> list:
+    """``(graph item, weights to attach)`` pairs: paths/specs resolved, ``shared:`` globs expanded,
+    an entry's own `` weights=DIST`` suffix taking precedence over *weights*."""
     items: list = []
     if graphs is not None:
         if isinstance(graphs, (str, os.PathLike)) or not isinstance(graphs, Iterable):
@@ -287,9 +470,13 @@ def _graph_items(graphs, corpus) -> list:
     for it in items:
         if isinstance(it, os.PathLike):
             it = os.fspath(it)
-        out.extend(resolve_graph_entry(it) if isinstance(it, str) else [it])
+        if isinstance(it, str):
+            entry, own = split_graph_entry(it)
+            out.extend((e, own or weights) for e in resolve_graph_entry(entry))
+        else:
+            out.append((it, weights))
     if not out:
-        raise ValueError("no graphs to sweep: give graph paths/specs or a corpus file")
+        raise InvalidArgumentError("no graphs to sweep: give graph paths/specs or a corpus file")
     return out
 
 
@@ -298,9 +485,10 @@ class ValidatedGPURunner:
     """Factory of :class:`~autotune.measure.GPURunner` s that share the CPU reference per source.
 
     The harness validates every timed traversal (``measure(..., validate=True)``) against the CPU
-    reference distances. A sweep measures many configs on the same sources, so the reference BFS
-    of each source is computed once per graph and reused (``validate_bfs(...,
-    reference_distances=...)``) instead of once per config.
+    reference distances. A sweep measures many configs on the same sources, so the reference of
+    each source is computed once per graph and algorithm and reused (``validate_bfs(...,
+    reference_distances=...)``, or ``validate_sssp`` against Dijkstra's distances for SSSP configs)
+    instead of once per config.
 
     Parameters
     ----------
@@ -314,13 +502,15 @@ class ValidatedGPURunner:
         self.validate_sources = validate_sources
         self._ref: dict[int, np.ndarray] = {}
 
-    def reference(self, source: int) -> np.ndarray:
-        """CPU reference distances from *source* (computed once)."""
-        if source not in self._ref:
-            from .reference import bfs_reference
+    def reference(self, source: int, algorithm: str = "bfs") -> np.ndarray:
+        """CPU reference distances from *source* for *algorithm* (computed once): BFS hop distances,
+        or Dijkstra's shortest-path distances (``autotune.reference.sssp_reference``) for SSSP."""
+        key = (algorithm, int(source))
+        if key not in self._ref:
+            from .measure import reference_distances
 
-            self._ref[source] = bfs_reference(self.graph, source)[0]
-        return self._ref[source]
+            self._ref[key] = reference_distances(self.graph, int(source), algorithm)
+        return self._ref[key]
 
     def __call__(self, graph, config):
         from .measure import GPURunner
@@ -333,11 +523,20 @@ class ValidatedGPURunner:
             def check(self, source: int) -> None:
                 if outer.validate_sources is not None and self._checked >= outer.validate_sources:
                     return
-                from .reference import validate_bfs
+                from .measure import engine_result_arrays
 
                 self._checked += 1
-                validate_bfs(self.graph, source, self.engine.distances, self.engine.predecessors,
-                             reference_distances=outer.reference(int(source)))
+                alg = self.config.algorithm
+                ref = outer.reference(int(source), alg)
+                dist, pred = engine_result_arrays(self.engine)
+                if alg == "sssp":
+                    from .reference import validate_sssp
+
+                    validate_sssp(self.graph, source, dist, pred, reference_distances=ref)
+                else:
+                    from .reference import validate_bfs
+
+                    validate_bfs(self.graph, source, dist, pred, reference_distances=ref)
 
         return _Runner(graph, config)
 
@@ -399,15 +598,24 @@ def _load(item, undirected: bool):
 def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources: int = 16, seed: int = 0,
           progress: bool = True, runner_factory: Callable | None = None, corpus=None, device: dict | None = None,
           validate_sources: int | None = None, retry_invalid: bool = False, undirected: bool = False,
-          profile_sources: int = 8) -> SweepResult:
+          profile_sources: int = 8, algorithm: str = "bfs", weights: str | None = None) -> SweepResult:
     """Measure every config on every graph and append the results to a benchmark log.
 
     Parameters
     ----------
     graphs : str, CSRGraph or sequence of them, optional
-        Graph files, generator specs (``kron:scale=20``), ``shared:NAME`` entries or graphs.
-    configs : {'portfolio', 'grid'} or sequence of TraversalConfig/dict/path, default 'portfolio'
-        See the module docstring (:func:`portfolio`, :func:`grid`).
+        Graph files, generator specs (``kron:scale=20``, ``kron:scale=16,weights=int:1:255``),
+        ``shared:NAME`` entries or graphs.
+    configs : {'portfolio', 'grid', 'train'} or sequence of TraversalConfig/dict/path, default 'portfolio'
+        See the module docstring (:func:`portfolio`, :func:`grid`, :func:`training_set`).
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
+        The traversal of a named config set (``configs="train", algorithm="sssp"`` is
+        :func:`sssp_training_set`). Every record logs its config's algorithm (log schema 2) and the
+        graph's weights (``graph.weights``); SSSP configs are validated against Dijkstra.
+    weights : str, optional
+        Seeded weights (``"int:1:255"``, ``"float:LO:HI"``, seed 0) for every graph that has none of
+        its own (:func:`attach_weights`), e.g. the shared real graphs, which are unweighted. A
+        corpus line may carry its own with a `` weights=DIST`` suffix (:func:`split_graph_entry`).
     out : str or os.PathLike
         JSONL log, appended to (created with its folders when missing).
     n_sources : int, default 16
@@ -452,8 +660,8 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
     from .features import profile
     from .measure import measure, select_sources
 
-    cfgs = resolve_configs(configs)
-    items = _graph_items(graphs, corpus)
+    cfgs = resolve_configs(configs, algorithm)
+    items = _graph_items(graphs, corpus, weights)
     device = dict(device) if device is not None else _default_device(runner_factory)
     out_path = Path(out).expanduser()
     done: dict[tuple, bool] = {}
@@ -465,10 +673,10 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
 
     bar = _Progress(progress, total=len(items) * len(cfgs))
     with LogWriter(out_path) as writer, bar:
-        for item in items:
+        for item, item_weights in items:
             label = item if isinstance(item, str) else getattr(item, "name", "graph")
             bar.describe(f"loading {label}")
-            g = _load(item, undirected)
+            g = attach_weights(_load(item, undirected), item_weights)
             fp = g.fingerprint
             todo = [c for c in cfgs if (fp, c.config_id, dev_name) not in done
                     or (retry_invalid and not done[(fp, c.config_id, dev_name)])]

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from autotune.measure import Runner
-from autotune.reference import bfs_reference, validate_bfs
+from autotune.reference import SSSP_INT_UNREACHED, bfs_reference, sssp_reference, validate_bfs, validate_sssp
 
 
 class VirtualClock:
@@ -93,11 +93,46 @@ class ReplayRunner(Runner):
         validate_bfs(self.graph, int(source), *self._last)
 
 
-def model_time(features: dict, config) -> float:
-    """Cost-model time (ms) of *config* on a graph with *features* (the synthetic model)."""
-    from autotune._synthetic import synthetic_time_ms
+class SSSPReplayRunner(ReplayRunner):
+    """:class:`ReplayRunner` for SSSP configs: really computes shortest paths on the CPU (SciPy's
+    Dijkstra, :func:`autotune.reference.sssp_reference`) and returns them in the GPU engine's
+    conventions (int64 with ``SSSP_INT_UNREACHED`` for integer or unit weights, float64 with +inf
+    for float weights), validated by :func:`autotune.reference.validate_sssp`; takes replayed time.
+    ``outcome`` reports the tree's largest hop count as the iterations."""
 
-    return synthetic_time_ms(features, config.to_dict())
+    def traverse(self, source: int) -> None:
+        dist, pred = sssp_reference(self.graph, int(source))
+        reached = np.isfinite(dist)
+        w = self.graph.weights
+        if w is None or np.dtype(w.dtype).kind in "iu":
+            out = np.full(dist.shape, SSSP_INT_UNREACHED, dtype=np.int64)
+            out[reached] = dist[reached].astype(np.int64)
+        else:
+            out = dist.astype(np.float64)
+        if self.corrupt:
+            far = np.flatnonzero(reached & (out > 0))
+            out[far[-1] if far.size else source] += 1
+        self._last = (out, pred)
+        self.clock.advance_ms(float(self.times_ms(self.config, int(source))))
+        self.n_traversals += 1
+
+    def outcome(self, source: int):
+        dist, pred = self._last
+        reached = dist != SSSP_INT_UNREACHED if dist.dtype.kind == "i" else np.isfinite(dist)
+        return int(self._deg[reached].sum()), int(reached.sum())
+
+    def check(self, source: int) -> None:
+        validate_sssp(self.graph, int(source), *self._last)
+
+
+def model_time(features: dict, config) -> float:
+    """Cost-model time (ms) of *config* on a graph with *features* (the synthetic model; SSSP
+    configs pay the method's factor on top)."""
+    from autotune._synthetic import synthetic_sssp_factor, synthetic_time_ms
+
+    c = config.to_dict()
+    t = synthetic_time_ms(features, c)
+    return t * synthetic_sssp_factor(features, c) if c.get("algorithm") == "sssp" else t
 
 
 def replay_factory(clock, base_ms, *, corrupt=(), fail=(), calls=None, jitter=0.01):
@@ -123,17 +158,19 @@ def replay_factory(clock, base_ms, *, corrupt=(), fail=(), calls=None, jitter=0.
         def times(cfg, source):
             return base * (1.0 + jitter * math.sin(source + 1))
 
-        return ReplayRunner(graph, config, clock, times, corrupt=config.config_id in corrupt,
-                            fail=f"cannot run {config.label}" if config.config_id in fail else None)
+        cls = SSSPReplayRunner if config.algorithm == "sssp" else ReplayRunner
+        return cls(graph, config, clock, times, corrupt=config.config_id in corrupt,
+                   fail=f"cannot run {config.label}" if config.config_id in fail else None)
 
     return factory
 
 
-def small_graph(n=400, avg_degree=6, seed=0):
-    """A small undirected random graph on the host."""
+def small_graph(n=400, avg_degree=6, seed=0, weights=None):
+    """A small undirected random graph on the host (*weights*: a distribution such as
+    ``"int:1:255"`` or ``"float:0.5:2"``, seeded by *seed*; None: unweighted)."""
     from autotune.generators import uniform_random
 
-    return uniform_random(n, avg_degree, seed=seed, xp=np)
+    return uniform_random(n, avg_degree, seed=seed, xp=np, weights=weights)
 
 
 FAKE_DEVICE = {"name": "FAKE GPU (test)", "cc": "9.0", "sm_count": 132, "max_threads_per_sm": 2048}

@@ -45,7 +45,8 @@ def _record(graph, feats, valid=True, cfg=None, **origin):
 def test_record_follows_design_schema(graph, feats):
     rec = _record(graph, feats)
     d = json.loads(rec.to_json())
-    assert d["schema"] == SCHEMA_VERSION == 1
+    assert d["schema"] == SCHEMA_VERSION == 2 and d["algorithm"] == "bfs"
+    assert d["graph"]["weights"] is None  # an unweighted graph
     assert set(d) >= {"schema", "time", "device", "graph", "config", "config_id", "measure", "valid", "error",
                       "origin"}
     assert d["time"].endswith("Z") and "T" in d["time"]
@@ -146,7 +147,12 @@ def test_writer_rejects_bad_dicts_and_closed(tmp_path, graph, feats):
 
 
 @pytest.mark.parametrize("mutate, match", [
-    (lambda d: d.update(schema=2), "schema"),
+    (lambda d: d.update(schema=3), "schema"),
+    (lambda d: d.pop("algorithm"), "algorithm"),
+    (lambda d: d.update(algorithm="dfs"), "algorithm"),
+    (lambda d: d["graph"].pop("weights"), "graph.weights"),
+    (lambda d: d["graph"].update(weights=255), "graph.weights"),
+    (lambda d: d["config"].update(algorithm="sssp"), "config.algorithm"),
     (lambda d: d.update(valid=1), "valid"),
     (lambda d: d["measure"].update(n_sources=True), "n_sources"),
     (lambda d: d["measure"].update(times_ms=[1.0, "x"]), r"times_ms\[1\]"),
@@ -184,3 +190,63 @@ def test_globs_folders_and_missing(tmp_path, graph, feats):
         read_log(tmp_path / "missing.jsonl")
     h1 = logs_sha256([tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
     assert h1.startswith("sha256:") and h1 != logs_sha256([tmp_path / "b.jsonl", tmp_path / "a.jsonl"])
+
+
+# ------------------------------------------------------------------------------ schema 2 (algorithm, weights)
+def test_committed_schema1_logs_read_as_bfs():
+    """The GPU logs committed under models/ (schema 1, written before SSSP) still read, as BFS."""
+    from pathlib import Path
+
+    models = Path(__file__).resolve().parent.parent / "models"
+    logs = sorted(p for p in models.glob("*.jsonl")
+                  if p.read_text().lstrip().startswith('{"schema":1'))
+    assert logs, "expected the committed schema-1 logs under models/"
+    for path in logs:
+        res = read_log(path)
+        assert res.n_unreadable == 0 and len(res.records) > 100, path.name
+        assert {r.schema for r in res.records} == {1}
+        assert {r.algorithm for r in res.records} == {"bfs"}
+        assert {r.weights for r in res.records} == {None}
+        # a schema-1 line round-trips unchanged (no algorithm key added)
+        first = json.loads(path.read_text().splitlines()[0])
+        assert res.records[0].to_dict() == first and "algorithm" not in res.records[0].to_dict()
+        # its config ids are still those of this release's BFS configs
+        r = res.records[0]
+        assert TraversalConfig.from_dict(r.config).config_id == r.config_id
+
+
+def test_schema1_line_naming_another_algorithm_is_unreadable(graph, feats):
+    d = json.loads(_record(graph, feats).to_json())
+    d["schema"] = 1
+    del d["algorithm"]
+    del d["graph"]["weights"]
+    validate_record(d)
+    assert LogRecord.from_dict(d).algorithm == "bfs"
+    d["config"]["algorithm"] = "sssp"
+    with pytest.raises(LogSchemaError, match="schema-1 lines are BFS"):
+        validate_record(d)
+
+
+def test_sssp_record_names_algorithm_and_weights(graph, feats, tmp_path):
+    import types
+
+    from autotune.logs import weights_spec
+
+    cfg = TraversalConfig(algorithm="sssp", sssp_method="near_far", delta=4)
+    weighted = types.SimpleNamespace(name="kron", fingerprint=graph.fingerprint, spec="kron:scale=8,weights=int:1:255",
+                                     weights=np.ones(3, dtype=np.int32))
+    rec = make_record(weighted, feats, cfg, _measurement(), FAKE_DEVICE, "sweep", n_sources=2, seed=0)
+    d = json.loads(rec.to_json())
+    assert d["schema"] == 2 and d["algorithm"] == "sssp" and rec.algorithm == "sssp"
+    assert d["graph"]["weights"] == "int:1:255" == rec.weights
+    assert d["config"]["sssp_method"] == "near_far" and d["config_id"] == cfg.config_id
+    with LogWriter(tmp_path / "s.jsonl") as w:
+        w.write(rec)
+    back = read_log(tmp_path / "s.jsonl").records[0]
+    assert back.algorithm == "sssp" and back.to_dict() == rec.to_dict()
+    # weights read from a file, a float distribution, none
+    assert weights_spec(types.SimpleNamespace(spec="roads.gr", weights=np.ones(2, np.int32))) == "file"
+    assert weights_spec(types.SimpleNamespace(spec="grid:rows=4,cols=4,weights=float:0.5:2",
+                                              weights=np.ones(2, np.float32))) == "float:0.5:2"
+    assert weights_spec(types.SimpleNamespace(spec="grid:rows=4,cols=4", weights=None)) is None
+    assert weights_spec(graph) is None

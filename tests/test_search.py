@@ -130,18 +130,19 @@ def _table_sample(n_random=3000, seed=0) -> tuple[TraversalConfig, ...]:
     def walk():
         values = {}
         for name, spec in _FIELDS.items():
-            values[name] = rng.choice(spec.allowed) if spec.applies(values) else None
+            values[name] = rng.choice(spec.allowed_here(values)) if spec.applies(values) else None
         return TraversalConfig(**values)
 
-    out = dict.fromkeys(itertools.chain(portfolio(), grid(), itertools.islice(iter_configs(), 500),
-                                        (walk() for _ in range(n_random))))
+    out = dict.fromkeys(itertools.chain(portfolio(), grid(), portfolio("sssp"), grid("sssp"),
+                                        itertools.islice(iter_configs(), 500), (walk() for _ in range(n_random))))
     return tuple(out)
 
 
 def _check_suggest_reproduces(cfg):
     params = config_params(cfg)
+    assert "algorithm" not in params  # a study fixes its algorithm: never a parameter
     trial = optuna.trial.FixedTrial(params)
-    assert suggest_config(trial) == cfg
+    assert suggest_config(trial, cfg.algorithm) == cfg
     # only applicable fields were suggested
     assert set(trial.params) == set(params)
 
@@ -156,7 +157,10 @@ def test_define_by_run_space_is_exactly_the_config_table():
         _check_suggest_reproduces(cfg)
     lb = _FIELDS["load_balance"].allowed
     assert set(config_params(TraversalConfig(load_balance=lb[-1]))) >= {"load_balance", "block_size"}
-    assert _n_configs() == count_configs() == 20_687_616  # the search stops after that many distinct configs
+    # the search stops after that many distinct configs (BFS: the table before SSSP existed)
+    assert _n_configs() == _n_configs("bfs") == 20_687_616
+    assert _n_configs("bfs") + _n_configs("sssp") == count_configs()
+    assert {c.algorithm for c in sample} == {"bfs", "sssp"}
 
 
 def test_define_by_run_space_on_a_whole_restricted_table(monkeypatch):
@@ -170,23 +174,29 @@ def test_define_by_run_space_on_a_whole_restricted_table(monkeypatch):
     table = {n: dataclasses.replace(spec, allowed=small.get(n, spec.allowed)) for n, spec in _FIELDS.items()}
     monkeypatch.setattr(config_module, "_FIELDS", table)
     monkeypatch.setattr(search_module, "_FIELDS", table)
+    search_module._n_configs.cache_clear()
     configs = list(iter_configs())
     assert len(configs) == count_configs() > 100
     for cfg in configs:
         _check_suggest_reproduces(cfg)
-    # walking every branch of the define-by-run tree reaches exactly these configs, once each
+    # walking every branch of each algorithm's define-by-run tree reaches exactly these configs, once
+    # each (iter_configs lists the BFS ones, then the SSSP ones: algorithm is the table's first row)
     reached = []
-    path: list = []
-    while True:
-        trial = _PathTrial(path)
-        reached.append(suggest_config(trial))
-        full = path + [0] * (len(trial.sizes) - len(path))
-        j = len(full) - 1
-        while j >= 0 and full[j] + 1 == trial.sizes[j]:
-            j -= 1
-        if j < 0:
-            break
-        path = full[:j] + [full[j] + 1]
+    for algorithm in ("bfs", "sssp"):
+        path: list = []
+        n0 = len(reached)
+        while True:
+            trial = _PathTrial(path)
+            reached.append(suggest_config(trial, algorithm))
+            full = path + [0] * (len(trial.sizes) - len(path))
+            j = len(full) - 1
+            while j >= 0 and full[j] + 1 == trial.sizes[j]:
+                j -= 1
+            if j < 0:
+                break
+            path = full[:j] + [full[j] + 1]
+        assert len(reached) - n0 == search_module._n_configs(algorithm)
+    search_module._n_configs.cache_clear()
     assert reached == configs  # same configs, same (table) order, no duplicates
 
 

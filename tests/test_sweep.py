@@ -21,32 +21,35 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 # ------------------------------------------------------------------------------ config sets
-def test_portfolio_is_small_valid_and_covers_every_knob_value():
-    p = portfolio()
+@pytest.mark.parametrize("algorithm, size", [("bfs", 89), ("sssp", 109)])
+def test_portfolio_is_small_valid_and_covers_every_knob_value(algorithm, size):
+    p = portfolio(algorithm)
     ids = [c.config_id for c in p]
     assert len(set(ids)) == len(ids)
+    assert {c.algorithm for c in p} == {algorithm}
     # one config per technique plus one per other value of each field that applies to its default
-    # (fields that only apply after another change, e.g. alpha under push, are not varied)
+    # (fields that only apply after another change, e.g. alpha under push, are not varied), among
+    # the values the algorithm allows (SSSP: no push_pull, no hash culling)
     expected = 0
     for lb in _FIELDS["load_balance"].allowed:
-        base = TraversalConfig(load_balance=lb)
-        expected += 1 + sum(len(spec.allowed) - 1 for name, spec in _FIELDS.items()
-                            if name != "load_balance" and getattr(base, name) is not None)
-    assert len(p) == expected == 89
+        base = TraversalConfig(algorithm=algorithm, load_balance=lb)
+        expected += 1 + sum(len(spec.allowed_here(base.to_dict())) - 1 for name, spec in _FIELDS.items()
+                            if name not in ("load_balance", "algorithm") and getattr(base, name) is not None)
+    assert len(p) == expected == size
     assert len(p) < count_configs() // 10**5  # a few dozen out of ~2 * 10**7
     for lb in _FIELDS["load_balance"].allowed:
-        assert TraversalConfig(load_balance=lb) in p  # each technique's default
+        assert TraversalConfig(algorithm=algorithm, load_balance=lb) in p  # each technique's default
     # every allowed value of every field that applies to a technique's default shows up
     for lb in _FIELDS["load_balance"].allowed:
-        base = TraversalConfig(load_balance=lb)
+        base = TraversalConfig(algorithm=algorithm, load_balance=lb)
         for name, spec in _FIELDS.items():
-            if name == "load_balance" or getattr(base, name) is None:
+            if name in ("load_balance", "algorithm") or getattr(base, name) is None:
                 continue
-            for v in spec.allowed:
+            for v in spec.allowed_here(base.to_dict()):
                 assert any(c.load_balance == lb and getattr(c, name) == v for c in p), (lb, name, v)
     # and each portfolio config is one knob away from its technique's default
     for c in p:
-        base = TraversalConfig(load_balance=c.load_balance)
+        base = TraversalConfig(algorithm=algorithm, load_balance=c.load_balance)
         diff = [k for k, v in c.to_dict().items() if v is not None and getattr(base, k) is not None
                 and getattr(base, k) != v]
         assert len(diff) <= 1, (c.label, diff)
