@@ -29,16 +29,17 @@ from ._engine import (  # noqa: F401  (re-exported: the engine's public names)
 from ._kernels import get_kernel
 from .config import TraversalConfig
 from .graph import CSRGraph
+from .sssp_rules import delta_rule
 
 #: What ``run(graph)`` / ``BFSEngine(graph)`` use when no config is given: the most robust config
 #: measured on an H100 (binary search + direction-optimizing + single-block small levels). It is
 #: within ~5% of the best measured config on roads and meshes and 3x faster than push-only on
 #: Kronecker graphs; ``tune(graph)`` picks per graph.
 DEFAULT_CONFIG = TraversalConfig(load_balance="binary_search", direction="push_pull")
-#: The SSSP default (``run`` with ``algorithm='sssp'`` and no other knob; ``tune(graph,
-#: algorithm='sssp')`` picks per graph): Delta-stepping with the bucket width of *Graph Algorithms on
-#: GPUs* §3.1 on binary search, small iterations in the single-block kernel.
-DEFAULT_SSSP_CONFIG = TraversalConfig(algorithm="sssp", sssp_method="delta_stepping", load_balance="binary_search")
+#: What ``SSSPEngine(graph)`` runs when no config is given: the documented rule of
+#: :mod:`autotune.sssp_rules` (Delta-stepping with the bucket width of *Graph Algorithms on GPUs*
+#: §3.1 on binary search); ``tune(graph, algorithm='sssp')`` picks per graph.
+DEFAULT_SSSP_CONFIG = delta_rule()
 
 
 def device_bytes_needed(graph: CSRGraph, config: TraversalConfig) -> int:

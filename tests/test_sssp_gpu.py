@@ -10,6 +10,7 @@ from scipy.sparse.csgraph import dijkstra
 
 from autotune.config import SSSP_METHODS, TraversalConfig
 from autotune.graph import from_edges
+from autotune.techniques import TECHNIQUES
 
 pytestmark = pytest.mark.gpu
 
@@ -27,6 +28,8 @@ TECHNIQUE_VARIANTS = [
     dict(load_balance="degree_classified", dc_small=16, dc_middle=128, dc_large=4096),
     dict(load_balance="edge_mapped"),
 ]
+# every technique of the registry runs SSSP, also one added later without its own variants here
+TECHNIQUE_VARIANTS += [dict(load_balance=t) for t in TECHNIQUES if all(v["load_balance"] != t for v in TECHNIQUE_VARIANTS)]
 SMALLS = [dict(small_frontier="none"), dict(small_frontier="single_block", frontier_limit=512),
           dict(small_frontier="persistent", frontier_limit=2048)]
 
