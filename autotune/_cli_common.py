@@ -29,12 +29,16 @@ def int_at_least(lo: int):
     return parse
 
 
-def positive_float(text: str) -> float:
-    """An argparse ``type``: a finite number > 0."""
+def _number(text: str) -> float:
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def positive_float(text: str) -> float:
+    """An argparse ``type``: a finite number > 0."""
+    value = _number(text)
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
     return value
@@ -42,10 +46,7 @@ def positive_float(text: str) -> float:
 
 def fraction(text: str) -> float:
     """An argparse ``type``: a number in [0, 1)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    value = _number(text)
     if not 0.0 <= value < 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text!r}")
     return value
