@@ -23,7 +23,7 @@ import numpy as np
 from ._backend import device_properties, require_gpu
 from ._kernels import get_kernel
 from .errors import DeviceMemoryError
-from .techniques import AuxContext, technique
+from .techniques import OPERATORS, AuxContext, technique
 
 MAX_BATCH = 64
 FIRST_BATCH = 2
@@ -243,7 +243,7 @@ class TraversalEngine:
         alg = self.algorithm
         b = cfg.block_size
         wp = "true" if with_prefix else "false"
-        op = {"bfs": "BFSOp", "sssp": "SSSPOp"}[alg]
+        op = OPERATORS[alg]
         self._init = get_kernel(cfg.load_balance, f"traversal_init<{op}>", alg)
         self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
         if cfg.small_frontier == "single_block":

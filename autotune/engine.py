@@ -278,8 +278,8 @@ class SSSPEngine(TraversalEngine):
             need += 4 * n * 2 + 4 * 2 * n  # far stamps + two far piles
             if config.sssp_method == "delta_stepping":
                 need += 8 * n  # R stamps + R list
-        if graph.weights is not None and "device_weights" not in graph._cache:
-            need += 4 * graph.n_edges
+        if graph.weights is not None and not graph.on_device and "device_weights" not in graph._cache:
+            need += 4 * graph.n_edges  # the weights' upload
         return need
 
     def _trace_entries(self, n: int) -> int:

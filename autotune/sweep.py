@@ -38,8 +38,8 @@ A corpus file lists one graph per line (a path, a generator spec or ``shared:NAM
 followed by `` weights=DIST`` to give an unweighted file seeded weights); ``#`` starts a
 comment (whole line, or after whitespace). ``models/corpus.txt`` is the BFS training corpus,
 ``models/corpus_sssp.txt`` the weighted SSSP one (:func:`default_corpus_path`). ``shared:NAME`` (``NAME`` may be a glob such as
-``shared:*.mtx.gz``) names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS``,
-``<repo>/.graphs`` or ``<repo>/../shared/graphs`` (first that exists).
+``shared:*.mtx.gz``) names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS``
+or ``<repo>/.graphs`` (first that exists).
 """
 from __future__ import annotations
 
@@ -301,9 +301,9 @@ def resolve_configs(configs, algorithm: str = "bfs") -> tuple[TraversalConfig, .
 
 # ------------------------------------------------------------------------------------ graphs
 def shared_graphs_dirs() -> list[Path]:
-    """Where ``shared:`` entries are looked up, in order: ``$AUTOTUNE_SHARED_GRAPHS``,
-    ``<repo>/.graphs``, ``<repo>/../shared/graphs`` (only folders that exist)."""
-    cands = [os.environ.get("AUTOTUNE_SHARED_GRAPHS"), _REPO / ".graphs", _REPO.parent / "shared" / "graphs"]
+    """Where ``shared:`` entries are looked up, in order: ``$AUTOTUNE_SHARED_GRAPHS``, then
+    ``<repo>/.graphs`` (only folders that exist)."""
+    cands = [os.environ.get("AUTOTUNE_SHARED_GRAPHS"), _REPO / ".graphs"]
     return [Path(c) for c in cands if c and Path(c).is_dir()]
 
 
@@ -337,8 +337,8 @@ def resolve_graph_entry(entry: str) -> list[str]:
         if hits:
             return hits
     where = ", ".join(str(d) for d in dirs) or "none of them exists"
-    raise MissingFileError(entry, f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS, "
-                                  f"<repo>/.graphs and <repo>/../shared/graphs ({where})")
+    raise MissingFileError(entry, f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS "
+                                  f"and <repo>/.graphs ({where})")
 
 
 def read_corpus(path) -> list[str]:

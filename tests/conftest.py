@@ -253,3 +253,18 @@ def postgres_url(postgres_server, request):
 
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50] + f"_{os.getpid()}"
     return postgres_server.create_database(name)
+
+
+def check_shared_corpus_entries(shared: list[str]) -> bool:
+    """When the shared real-graph set is present: the corpus's ``shared:`` entries are exactly its
+    MANIFEST and each resolves to a file. Returns False (nothing checked) without the set."""
+    from autotune.sweep import resolve_graph_entry, shared_graphs_dirs
+
+    dirs = shared_graphs_dirs()
+    if not (dirs and (dirs[0] / "MANIFEST.tsv").is_file()):
+        return False
+    manifest = [ln.split("\t")[0] for ln in (dirs[0] / "MANIFEST.tsv").read_text().splitlines()[1:] if ln]
+    assert sorted(e[len("shared:"):] for e in shared) == sorted(manifest)
+    for e in shared:
+        assert Path(resolve_graph_entry(e)[0]).is_file()
+    return True

@@ -24,11 +24,12 @@ from autotune.features import FEATURE_NAMES, SSSP_FEATURE_NAMES, WEIGHT_FEATURE_
 from autotune.logs import read_log
 from autotune.sssp_rules import DEFAULT_SSSP_CONFIG, baseline_rule, delta_rule
 from autotune.sweep import (
-    attach_weights, default_corpus_path, grid, portfolio, read_corpus, resolve_configs, resolve_graph_entry,
-    shared_graphs_dirs, split_graph_entry, sssp_training_set, sweep, training_set,
+    attach_weights, default_corpus_path, grid, portfolio, read_corpus, resolve_configs, split_graph_entry,
+    sssp_training_set, sweep, training_set,
 )
 
 from ._tuning_helpers import FAKE_DEVICE, install_clock, model_time, replay_factory, small_graph
+from .conftest import check_shared_corpus_entries
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -160,12 +161,7 @@ def test_committed_sssp_corpus_is_weighted_spans_sizes_and_is_documented():
     assert len(families) >= 8 and kinds == {"int", "float"}
     assert sum("int:1:255" in e for e in entries) >= len(entries) * 2 // 3  # GAP's, the benchmark's distribution
     shared = [split_graph_entry(e)[0] for e in entries if e.startswith("shared:")]
-    dirs = shared_graphs_dirs()
-    if dirs and (dirs[0] / "MANIFEST.tsv").is_file():
-        manifest = [ln.split("\t")[0] for ln in (dirs[0] / "MANIFEST.tsv").read_text().splitlines()[1:] if ln]
-        assert sorted(e[len("shared:"):] for e in shared) == sorted(manifest)
-        for e in shared:
-            assert Path(resolve_graph_entry(e)[0]).is_file()
+    check_shared_corpus_entries(shared)
     # the held-out benchmark graphs are not trained on
     assert not any(e.startswith(("grid:rows=2048,cols=2048", "kron:scale=22")) for e in entries)
     rows = [ln for ln in path.read_text().splitlines() if ln.startswith("#|")][1:]
