@@ -14,7 +14,9 @@ from .features import GraphFeatures, profile  # noqa: F401
 from ._backend import gpu_available  # noqa: F401
 
 # Tuning loop (imported lazily: scikit-learn and Optuna load only when used).
-_LAZY = {"run": "engine", "BFSEngine": "engine", "BFSResult": "engine", "tune": "search", "table2_rule": "table2", "retrain": "model", "load_model": "model", "sweep": "sweep"}
+_LAZY = {"run": "engine", "BFSEngine": "engine", "BFSResult": "engine", "tune": "search", "table2_rule": "table2", "retrain": "model", "load_model": "model", "sweep": "sweep",
+         "SSSPEngine": "engine", "SSSPResult": "engine", "BatchConfig": "batched", "BatchBFSResult": "batched",
+         "run_batch": "batched", "closeness_centrality": "batched", "tune_batch": "batched"}
 
 
 def __getattr__(name):

@@ -27,10 +27,17 @@ from .techniques import OPERATORS, AuxContext, technique
 
 MAX_BATCH = 64
 FIRST_BATCH = 2
+#: Launch rounds captured in one CUDA graph at most (a traversal needing more replays a
+#: continuation graph, one host wait each).
+MAX_GRAPH_ROUNDS = 64
+#: CUDA graphs kept per engine (keyed by rounds).
+MAX_GRAPHS = 12
+#: Replay traversals as CUDA graphs (False: launch round by round, as before).
+USE_CUDA_GRAPHS = True
 
 #: Mirrors ``struct BFSState`` (kernels/traversal.cuh), 64 bytes.
 STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level", "<i4"), ("done_blocks", "<u4"),
-                        ("dir", "<i4"), ("explored", "<i8"), ("pad", "<i4", (2,))], align=True)
+                        ("dir", "<i4"), ("explored", "<i8"), ("iterations", "<i4"), ("pad", "<i4")], align=True)
 #: Mirrors ``struct BFSParams`` (kernels/traversal.cuh), 56 bytes.
 PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
                          ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
@@ -211,6 +218,18 @@ class TraversalEngine:
         self.level_time = cupy.zeros(self.trace_cap + 1, dtype=np.uint64)
         self.state = cupy.zeros(STATE_DTYPE.itemsize, dtype=np.uint8)
         self._state_host = cupyx.empty_pinned((STATE_DTYPE.itemsize,), dtype=np.uint8)
+        self._state_view = self._state_host.view(STATE_DTYPE)[0]
+        self.source_slot = cupy.zeros(1, dtype=np.int32)
+        self._source_host = cupyx.empty_pinned((1,), dtype=np.int32)
+        # The engine's own stream: CUDA graphs are captured from a non-default stream; a traversal
+        # ends with a host wait on it, so its results are complete for any stream afterwards.
+        self.stream = cupy.cuda.Stream(non_blocking=True)
+        self._events = (cupy.cuda.Event(), cupy.cuda.Event())
+        self._graphs: dict = {}
+        self._round_history: list[int] = []
+        self._rounds_needed = 0
+        self.use_graphs = USE_CUDA_GRAPHS
+        self.graph_error: str | None = None
 
         # in-edges for pull levels
         pull = cfg.direction == "push_pull"
@@ -245,6 +264,7 @@ class TraversalEngine:
         wp = "true" if with_prefix else "false"
         op = OPERATORS[alg]
         self._init = get_kernel(cfg.load_balance, f"traversal_init<{op}>", alg)
+        self._tick = get_kernel(cfg.load_balance, "traversal_tick", alg)
         self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
         if cfg.small_frontier == "single_block":
             self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg), 1,
@@ -384,19 +404,107 @@ class TraversalEngine:
         """The device traversal state (``STATE_DTYPE``), copied to the host (synchronizes the stream)."""
         import cupy
 
-        stream = cupy.cuda.get_current_stream()
-        cupy.cuda.runtime.memcpyAsync(self._state_host.ctypes.data, self.state.data.ptr, STATE_DTYPE.itemsize,
-                                      cupy.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream = self.stream
+        self._enqueue_state_copy(stream.ptr)
         stream.synchronize()
         return np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
 
-    def traverse(self, source: int) -> int:
+    # ------------------------------------------------------------------ launching a traversal
+    def _memset_ones(self, stream_ptr: int) -> None:
+        """Reset the operator's state: every array of :meth:`_ones_arrays` filled with 0xFF bytes
+        (-1 for int32, all ones for the packed SSSP words), as plain memsets (capturable)."""
+        import cupy
+
+        for a in self._ones_arrays():
+            if a.nbytes:
+                cupy.cuda.runtime.memsetAsync(a.data.ptr, 0xFF, a.nbytes, stream_ptr)
+
+    def _ones_arrays(self) -> list:
+        """Device arrays reset to all-ones bytes before each traversal."""
+        raise NotImplementedError
+
+    def _reset(self, source: int) -> None:
+        """Reset the operator's device state before a traversal (on the engine's stream)."""
+        self._memset_ones(self.stream.ptr)
+
+    def _enqueue_start(self, stream_ptr: int) -> None:
+        """Enqueue the reset and the init kernel (source read from ``source_slot``)."""
+        self._memset_ones(stream_ptr)
+        self._init((1,), (32,), (self.row_offsets, self.op_args, self.source_slot, self.frontiers[0],
+                                 self.prefixes[0], self.row_starts[0], self.state, self.params, self.level_time,
+                                 self.aux))
+
+    def _enqueue_rounds(self, k: int) -> None:
+        """Enqueue *k* launch rounds: the tick, then every level kernel with the same arguments."""
+        args, launches, tick, state = self._args, self._launches, self._tick, (self.state,)
+        for _ in range(k):
+            tick((1,), (1,), state)
+            for kernel, grid, block in launches:
+                kernel((grid,), (block,), args)
+
+    def _enqueue_state_copy(self, stream_ptr: int) -> None:
+        import cupy
+
+        cupy.cuda.runtime.memcpyAsync(self._state_host.ctypes.data, self.state.data.ptr, STATE_DTYPE.itemsize,
+                                      cupy.cuda.runtime.memcpyDeviceToHost, stream_ptr)
+
+    def _graph(self, start: bool, k: int):
+        """The CUDA graph of [reset + init if *start*] + *k* launch rounds + state read-back,
+        captured once per (start, k) from the engine's stream and replayed (None when capture is
+        not possible here; the engine then launches round by round)."""
+        key = (start, k)
+        g = self._graphs.get(key)
+        if g is not None:
+            return g
+        if not self.use_graphs:
+            return None
+        import cupy
+
+        stream = self.stream
+        if len(self._graphs) >= MAX_GRAPHS:
+            self._graphs.pop(next(iter(self._graphs)))
+        try:
+            with stream:
+                stream.begin_capture(cupy.cuda.runtime.streamCaptureModeRelaxed)
+                try:
+                    if start:
+                        cupy.cuda.runtime.memcpyAsync(self.source_slot.data.ptr, self._source_host.ctypes.data, 4,
+                                                      cupy.cuda.runtime.memcpyHostToDevice, stream.ptr)
+                        self._enqueue_start(stream.ptr)
+                    self._enqueue_rounds(k)
+                    self._enqueue_state_copy(stream.ptr)
+                finally:
+                    graph = stream.end_capture()
+        except Exception as exc:  # a driver without capture of these launches: plain launches
+            self.use_graphs = False
+            self.graph_error = f"{type(exc).__name__}: {exc}"
+            return None
+        self._graphs[key] = graph
+        return graph
+
+    def _finished(self, st) -> bool:
+        level = int(st["level"])
+        return int(st["ctr"][level % 3]) & 0xFFFFFFFF == 0
+
+    def traverse(self, source: int, before_sync=None) -> int:
         """Run one traversal from internal vertex *source*, leaving results in the device buffers.
+
+        The launch sequence is the same for every source (the source is read from device memory),
+        so it is captured in a CUDA graph once and replayed: reset, init and as many launch rounds
+        as the previous traversals needed (``BFSState.iterations``, counted on the device), then
+        the 64-byte state is copied back inside the graph and the host waits once. Only when a
+        traversal needs more rounds than predicted does the host replay a continuation graph.
+        The first traversal of an engine launches round by round (batches of 2, 4, 8, ... rounds,
+        one state read each) and measures the rounds needed.
 
         Parameters
         ----------
         source : int
             Internal vertex id in ``[0, n_vertices)``.
+        before_sync : callable, optional
+            Called after the (last) launch and before the host waits, to enqueue more work on
+            :attr:`stream` (e.g. result copies) that the same wait covers; called again when the
+            traversal needed more launches.
 
         Returns
         -------
@@ -408,26 +516,72 @@ class TraversalEngine:
         VertexError
             (a ``ValueError``) When *source* is not a vertex.
         """
-        if not 0 <= int(source) < self.n:
+        try:
+            s = int(source)
+        except (TypeError, ValueError):
+            from .errors import VertexError
+
+            raise VertexError(f"source {source!r} is not a vertex id (an integer in [0, {self.n:,}))") from None
+        if not 0 <= s < self.n:
             from .errors import VertexError
 
             raise VertexError(f"source {source} is not a vertex (graph has {self.n:,} vertices)")
-        self._reset(int(source))
-        self._init((1,), (32,), (self.row_offsets, self.op_args, np.int32(source), self.frontiers[0],
-                                 self.prefixes[0], self.row_starts[0], self.state, self.params, self.level_time,
-                                 self.aux))
-        args, launches = self._args, self._launches
-        batch = FIRST_BATCH
-        while True:
-            for _ in range(batch):
-                for kernel, grid, block in launches:
-                    kernel((grid,), (block,), args)
-            st = self.read_state()  # the one host round trip of this batch
-            level = int(st["level"])
-            if int(st["ctr"][level % 3]) & 0xFFFFFFFF == 0:
-                self.last_state = st
-                return level
-            batch = min(batch * 2, MAX_BATCH)
+        stream = self.stream
+        self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)
+        need = self._rounds_needed
+        if need and self.use_graphs:
+            done, start = 0, True
+            k = min(need, MAX_GRAPH_ROUNDS)
+            while True:
+                g = self._graph(start, k)
+                if g is None:
+                    break
+                g.launch(stream)
+                if before_sync is not None:
+                    before_sync()
+                stream.synchronize()
+                st = self._state_view
+                done += k
+                start = False
+                if self._finished(st):
+                    self.last_state = np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
+                    self._note_rounds(int(st["iterations"]))
+                    return int(st["level"])
+                k = min(max(need - done, done), MAX_GRAPH_ROUNDS)  # beyond the prediction: double
+            if not start:  # capture failed mid-way: finish round by round
+                return self._loop(start=False, before_sync=before_sync)
+        return self._loop(start=True, before_sync=before_sync)
+
+    def _loop(self, start: bool, before_sync=None) -> int:
+        """Round-by-round launches (no graph): batches of 2, 4, 8, ... rounds, one state read each."""
+        import cupy
+
+        stream = self.stream
+        with stream:
+            if start:
+                cupy.cuda.runtime.memcpyAsync(self.source_slot.data.ptr, self._source_host.ctypes.data, 4,
+                                              cupy.cuda.runtime.memcpyHostToDevice, stream.ptr)
+                self._enqueue_start(stream.ptr)
+            batch = FIRST_BATCH
+            while True:
+                self._enqueue_rounds(batch)
+                st = self.read_state()  # the one host round trip of this batch
+                if self._finished(st):
+                    self.last_state = st
+                    self._note_rounds(int(st["iterations"]))
+                    if before_sync is not None:
+                        before_sync()
+                        stream.synchronize()
+                    return int(st["level"])
+                batch = min(batch * 2, MAX_BATCH)
+
+    def _note_rounds(self, rounds: int) -> None:
+        """Remember the launch rounds the last traversals needed (the next graph replays their max)."""
+        hist = self._round_history
+        hist.append(max(1, rounds + 1))  # + the round that finds the frontier empty
+        if len(hist) > 16:
+            del hist[0]
+        self._rounds_needed = max(hist)
 
     def edges_traversed(self) -> int:
         """Sum of out-degrees of the vertices reached by the last traversal (on the device)."""
@@ -450,15 +604,21 @@ class TraversalEngine:
             out.append(LevelTrace(L, int(sizes[L]), direction, where, vw or None, (times[L + 1] - times[L]) / 1e3))
         return out
 
-    def timed_traverse(self, source: int) -> tuple[int, float]:
-        """:meth:`traverse` between two CUDA events; returns (levels, elapsed ms)."""
+    def timed_traverse(self, source: int, after=None) -> tuple[int, float]:
+        """:meth:`traverse` between two CUDA events on the engine's stream; returns (levels, elapsed
+        ms). *after* (optional) enqueues more work after the end event, covered by the same wait."""
         import cupy
 
-        stream = cupy.cuda.get_current_stream()
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        stream = self.stream
+        start, end = self._events
+
+        def before_sync():
+            end.record(stream)
+            if after is not None:
+                after()
+
         start.record(stream)
-        n_levels = self.traverse(source)
-        end.record(stream)
+        n_levels = self.traverse(source, before_sync)
         end.synchronize()
         return n_levels, float(cupy.cuda.get_elapsed_time(start, end))
 

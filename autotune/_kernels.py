@@ -66,6 +66,13 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
                                _per_op("persistent_levels<{b}, {p}, {op}>", b=BLOCK_SIZES, p=_WP), cooperative=True),
     "pull": KernelSource("pull", "pull.cu",
                          {"bfs": tuple(f"pull_level<{b}, {p}, BFSOp>" for b in BLOCK_SIZES for p in _WP)}),
+    # batched multi-source BFS (bit-parallel, one cooperative launch per batch); BFS only
+    "msbfs": KernelSource("msbfs", "msbfs.cu", {"bfs": tuple(
+        [f"msbfs_init<{w}>" for w in (1, 2, 4, 8, 16, 32)]
+        + [f"msbfs_levels<{w}, {b}>" for w in (1, 2, 4, 8, 16, 32) for b in (256, 512)])}, cooperative=True),
+    # the batch's predecessor pass: an ordinary (non-cooperative) launch of any grid size
+    "msbfs_post": KernelSource("msbfs_post", "msbfs.cu", {"bfs": ("msbfs_predecessors<short>",
+                                                                  "msbfs_predecessors<int>")}),
     "sssp": KernelSource("sssp", "sssp.cu", {"sssp": ("sssp_bucket_check", "sssp_r_move<false>", "sssp_r_move<true>", "sssp_far_min",
                                                       "sssp_far_split<false>", "sssp_far_split<true>")}),
 }
@@ -192,3 +199,23 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | Non
     (size,) = check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
     nvrtc.nvrtcDestroyProgram(prog)
     return int(size)
+
+
+def precompile(technique: str, algorithm: str, device_id: int = 0) -> float:
+    """Compile the module of *technique* for *algorithm* on device *device_id* through CuPy (as a
+    run would: :func:`_module`), so that CuPy's on-disk cache (``$CUPY_CACHE_DIR``, by default
+    ``~/.cupy/kernel_cache``) holds its binary and later processes load it instead of compiling.
+
+    ``autotune compile`` runs this for every (file, algorithm) of :data:`KERNEL_SOURCES`, in
+    several processes at once (NVRTC compiles one program per thread).
+
+    Returns
+    -------
+    float
+        Seconds it took (a cache hit takes milliseconds).
+    """
+    import time
+
+    t0 = time.perf_counter()
+    _module(technique, algorithm, int(device_id))
+    return time.perf_counter() - t0

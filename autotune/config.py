@@ -113,7 +113,9 @@ HUB_DEGREES: tuple[int, ...] = (64, 512, 4096)
 #: or ``persistent`` (a cooperative kernel of resident blocks iterates those levels with a grid
 #: barrier between them).
 SMALL_FRONTIER: tuple[str, ...] = ("none", "single_block", "persistent")
-FRONTIER_LIMITS: tuple[int, ...] = (512, 2048, 8192, 32768)
+#: 131072: a graph of at most that many vertices (and 16x as many edges) runs start to finish in
+#: one launch of the small-frontier kernel (its working set fits in the L2 cache of an H100/H200).
+FRONTIER_LIMITS: tuple[int, ...] = (512, 2048, 8192, 32768, 131072)
 
 
 @dataclass(frozen=True)
@@ -311,7 +313,7 @@ class TraversalConfig:
         device (Busato & Bombieri, *BFS-4K*, §5.5, FrontierLimit); ``persistent``: the same levels
         run in a cooperative kernel of resident blocks with a grid barrier between levels;
         ``none``: one multi-block launch per level.
-    frontier_limit : {512, 2048, 8192, 32768} or None
+    frontier_limit : {512, 2048, 8192, 32768, 131072} or None
         Hand-over threshold (vertices) between the small-frontier path and the multi-block kernels.
     algorithm : {'bfs', 'sssp'}
         The traversal (the *operator* the technique's advance applies to every frontier edge):

@@ -54,8 +54,26 @@ def device_bytes_needed(graph: CSRGraph, config: TraversalConfig) -> int:
     return common_bytes_needed(graph, config, n + 2) + 8 * n
 
 
-@dataclass
-class BFSResult:
+def _is_device_array(a) -> bool:
+    return a is not None and type(a).__module__.startswith("cupy")
+
+
+class _LazyArrays:
+    """Result arrays typed like the input graph's: CuPy arrays for a graph on the GPU (never copied
+    to the host), NumPy for a host graph, copied from the device once, on first access."""
+
+    def _init_arrays(self, host: bool, **arrays) -> None:
+        self._host = bool(host)
+        self._arrays = dict(arrays)
+
+    def _array(self, name: str):
+        a = self._arrays[name]
+        if self._host and _is_device_array(a):
+            a = self._arrays[name] = a.get()
+        return a
+
+
+class BFSResult(_LazyArrays):
     """Result of one traversal.
 
     Attributes
@@ -63,40 +81,78 @@ class BFSResult:
     source : int
         Internal id of the source vertex.
     distances : ndarray, shape (n_vertices,), int32
-        Hop distance from the source; -1 for unreached vertices.
+        Hop distance from the source; -1 for unreached vertices. A CuPy array when the graph's
+        arrays live on the GPU (no host copy is made), else a NumPy array copied from the device
+        once, when first read.
     predecessors : ndarray, shape (n_vertices,), int32
-        BFS-tree parent; the source is its own parent; -1 for unreached vertices.
+        BFS-tree parent; the source is its own parent; -1 for unreached vertices (typed like
+        ``distances``).
     depth : int
         Largest distance reached (0 when the source has no out-edges).
     levels : list of LevelTrace
-        Per-level trace (frontier size, direction, path, virtual warp size, µs).
+        Per-level trace (frontier size, direction, path, virtual warp size, µs); empty unless the
+        traversal ran with ``trace=True``.
     elapsed_ms : float
-        Device time of the whole traversal (CUDA events around it, host loop included), ms.
+        Device time of the whole traversal (CUDA events around it, host waits included), ms.
     edges_traversed : int
-        Sum of out-degrees of the reached vertices (Graph500 TEPS numerator).
+        Sum of out-degrees of the reached vertices (Graph500 TEPS numerator); computed on the
+        device when first read.
     gteps : float
         ``edges_traversed / elapsed`` in 10^9 edges per second.
     config : TraversalConfig
         The configuration that ran.
     """
 
-    source: int
-    distances: np.ndarray
-    predecessors: np.ndarray
-    depth: int
-    levels: list[LevelTrace]
-    elapsed_ms: float
-    edges_traversed: int
-    gteps: float
-    config: TraversalConfig
-    extra: dict = field(default_factory=dict)
+    def __init__(self, source, distances, predecessors, depth, levels, elapsed_ms, edges_traversed=None,
+                 gteps=None, config=None, extra=None, *, out_degrees=None, host: bool = True):
+        self.source = int(source)
+        self.depth = int(depth)
+        self.levels = levels
+        self.elapsed_ms = float(elapsed_ms)
+        self.config = config
+        self.extra = extra if extra is not None else {}
+        self._edges = edges_traversed
+        self._gteps = gteps
+        self._out_degrees = out_degrees
+        self._init_arrays(host, distances=distances, predecessors=predecessors)
+
+    @property
+    def distances(self):
+        return self._array("distances")
+
+    @property
+    def predecessors(self):
+        return self._array("predecessors")
+
+    @property
+    def edges_traversed(self) -> int:
+        if self._edges is None:
+            d = self._arrays["distances"]
+            deg = self._out_degrees
+            if _is_device_array(d):
+                import cupy
+
+                self._edges = int(cupy.sum(cupy.where(d >= 0, deg, 0), dtype=np.int64))
+            else:
+                deg = deg.get() if _is_device_array(deg) else np.asarray(deg)
+                self._edges = int(np.sum(np.where(d >= 0, deg, 0), dtype=np.int64))
+        return self._edges
+
+    @property
+    def gteps(self) -> float:
+        if self._gteps is None:
+            ms = self.elapsed_ms
+            self._gteps = self.edges_traversed / (ms * 1e-3) / 1e9 if ms > 0 else 0.0
+        return self._gteps
 
     @property
     def n_reached(self) -> int:
         """Number of vertices reached (source included)."""
-        return int((self.distances >= 0).sum())
+        return int((self._arrays["distances"] >= 0).sum())
 
-
+    def __repr__(self) -> str:
+        return (f"BFSResult(source={self.source}, depth={self.depth}, n_reached={self.n_reached}, "
+                f"elapsed_ms={self.elapsed_ms:.4f})")
 
 
 class BFSEngine(TraversalEngine):
@@ -126,30 +182,41 @@ class BFSEngine(TraversalEngine):
     def _operator_state(self):
         import cupy
 
-        self.distances = cupy.empty(self.n, dtype=np.int32)
-        self.predecessors = cupy.empty(self.n, dtype=np.int32)
+        self._dist_pred = cupy.empty((2, self.n), dtype=np.int32)  # one block: one result copy
+        self.distances, self.predecessors = self._dist_pred[0], self._dist_pred[1]
         op = np.zeros((), dtype=OPARGS_DTYPE)
         op["distances"] = self.distances.data.ptr
         op["predecessors"] = self.predecessors.data.ptr
         return op
 
-    def _reset(self, source: int) -> None:
-        self.distances.fill(-1)
-        self.predecessors.fill(-1)
+    def _ones_arrays(self) -> list:
+        return [self._dist_pred]  # -1 = unreached
 
     def reached(self):
         return self.distances >= 0
 
-    def bfs(self, source: int, *, trace: bool = True) -> BFSResult:
-        """Traverse from *source* and return the full :class:`BFSResult` (copies results to the host)."""
-        n_levels, elapsed_ms = self.timed_traverse(source)
+    def _copy(self, a):
+        """A device copy of engine buffer *a* (the next traversal overwrites the buffer)."""
+        import cupy
+
+        out = cupy.empty_like(a)
+        cupy.cuda.runtime.memcpyAsync(out.data.ptr, a.data.ptr, a.nbytes, cupy.cuda.runtime.memcpyDeviceToDevice,
+                                      self.stream.ptr)
+        return out
+
+    def bfs(self, source: int, *, trace: bool = False) -> BFSResult:
+        """Traverse from *source* and return a :class:`BFSResult`.
+
+        Its arrays are device copies made on the engine's stream (a few µs); a host graph's result
+        copies them to NumPy when first read. ``trace=True`` also reads the per-level trace back.
+        """
+        out = []
+        n_levels, elapsed_ms = self.timed_traverse(source, lambda: out.append(self._copy(self._dist_pred)))
         levels = self.level_trace(n_levels) if trace else []
-        edges = self.edges_traversed()
-        return BFSResult(
-            source=int(source), distances=self.distances.get(), predecessors=self.predecessors.get(),
-            depth=max(0, n_levels - 1), levels=levels, elapsed_ms=elapsed_ms, edges_traversed=edges,
-            gteps=edges / (elapsed_ms * 1e-3) / 1e9 if elapsed_ms > 0 else 0.0, config=self.config,
-            extra={"grid": self.grid})
+        both = out[-1]
+        return BFSResult(source=int(source), distances=both[0], predecessors=both[1], depth=max(0, n_levels - 1),
+                         levels=levels, elapsed_ms=elapsed_ms, config=self.config, extra={"grid": self.grid},
+                         out_degrees=self.out_degrees, host=not self.graph.on_device)
 
 
 @dataclass
@@ -337,11 +404,8 @@ class SSSPEngine(TraversalEngine):
             out.append((k, self._resident_blocks(k, b), b))
         return out
 
-    def _reset(self, source: int) -> None:
-        self.dist_pred.fill(np.uint64(0xFFFFFFFFFFFFFFFF))
-        self.near_stamp.fill(-1)
-        for a in self._piles:
-            a.fill(-1)
+    def _ones_arrays(self) -> list:
+        return [self.dist_pred, self.near_stamp] + self._piles  # all ones = unreached; stamps -1
 
     def reached(self):
         return self.dist_pred != np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -362,19 +426,24 @@ class SSSPEngine(TraversalEngine):
             dist = cupy.where(unreached, np.int64(UNREACHED_INT), bits.astype(np.int64))
         return dist, pred
 
-    def sssp(self, source: int, *, trace: bool = True) -> SSSPResult:
-        """Traverse from *source* and return the full :class:`SSSPResult` (copies results to the host)."""
+    def sssp(self, source: int, *, trace: bool = False) -> SSSPResult:
+        """Traverse from *source* and return the full :class:`SSSPResult` (arrays typed like the
+        graph's: CuPy for a graph on the GPU, else NumPy)."""
         n_levels, elapsed_ms = self.timed_traverse(source)
         iterations = self.level_trace(n_levels) if trace else []
-        edges = self.edges_traversed()
-        dist, pred = self.result_arrays()
+        with self.stream:
+            edges = self.edges_traversed()
+            dist, pred = self.result_arrays()
+            if not self.graph.on_device:
+                dist, pred = dist.get(), pred.get()
+        self.stream.synchronize()
         return SSSPResult(
-            source=int(source), distances=dist.get(), predecessors=pred.get(), iterations=iterations,
+            source=int(source), distances=dist, predecessors=pred, iterations=iterations,
             elapsed_ms=elapsed_ms, relaxations=int(self.last_state["explored"]), edges_traversed=edges,
             gteps=edges / (elapsed_ms * 1e-3) / 1e9 if elapsed_ms > 0 else 0.0, config=self.config,
             delta=self.delta, extra={"grid": self.grid, "iterations": n_levels})
 
-    def bfs(self, source: int, *, trace: bool = True) -> SSSPResult:  # the measurement harness's entry point
+    def bfs(self, source: int, *, trace: bool = False) -> SSSPResult:  # the measurement harness's entry point
         """Same as :meth:`sssp` (the name every engine answers to)."""
         return self.sssp(source, trace=trace)
 
@@ -387,7 +456,7 @@ def get_engine(graph: CSRGraph, config: TraversalConfig | None = None) -> Traver
     the graph when the config matches."""
     config = config if config is not None else DEFAULT_CONFIG
     cached = graph._cache.get("engine")
-    if cached is not None and cached.config == config:
+    if cached is not None and (cached.config is config or cached.config == config):
         return cached
     graph._cache.pop("engine", None)  # release the previous buffers first
     eng = _ENGINES[config.algorithm](graph, config)
@@ -396,8 +465,11 @@ def get_engine(graph: CSRGraph, config: TraversalConfig | None = None) -> Traver
 
 
 def run(graph, config: TraversalConfig | None = None, source: int = 0, *, validate: bool = False,
-        trace: bool = True):
-    """Run an exact BFS or SSSP on the GPU.
+        trace: bool = False, sources=None, batch=None, predecessors: bool = False):
+    """Run an exact BFS or SSSP on the GPU (or a batched BFS from many sources).
+
+    One call costs the device time plus a few tens of µs: the engine (buffers, kernels, CUDA graph
+    of the launch sequence) is built on the first call for a graph x config and cached on the graph.
 
     Parameters
     ----------
@@ -412,46 +484,67 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
         the tree rules (Graph500 for BFS; ``dist[pred[v]] + w == dist[v]`` for SSSP); raises
         :class:`~autotune.errors.ValidationError` on any mismatch.
     trace : bool
-        Fill the per-level (per-iteration) trace.
+        Read the per-level (per-iteration) trace back (``levels`` of the result).
+    sources : array_like of int, optional
+        Run a batched BFS from all of them at once (:func:`autotune.batched.run_batch`) and return
+        a :class:`~autotune.batched.BatchBFSResult` (distances of shape (n_sources, n_vertices));
+        *config* must then be None or a BFS config (its ``direction`` is used) and *source* is ignored.
+    batch : BatchConfig, optional
+        Knobs of the batched kernel (width, direction, block size).
+    predecessors : bool
+        Batched runs: also return the predecessor matrix.
 
     Returns
     -------
-    BFSResult or SSSPResult
+    BFSResult, SSSPResult or BatchBFSResult
 
     Raises
     ------
     GPUUnavailableError, DeviceMemoryError, ValueError, ValidationError
+    VertexError
+        A source that is not a vertex (for a batch: its index and value).
     """
     if not isinstance(graph, CSRGraph):
         from .graph import load_graph
 
         graph = load_graph(graph)
+    if sources is not None:
+        from .batched import run_batch
+
+        if config is not None and config.algorithm != "bfs":
+            raise ValueError(f"batched runs are BFS only; the config has algorithm={config.algorithm!r}")
+        return run_batch(graph, sources, batch, predecessors=predecessors)
     eng = get_engine(graph, config)
     if eng.algorithm == "sssp":
         res = eng.sssp(source, trace=trace)
         if validate:
             from .reference import validate_sssp
 
-            validate_sssp(graph, source, res.distances, res.predecessors)
+            validate_sssp(graph, source, _host(res.distances), _host(res.predecessors))
         return res
     res = eng.bfs(source, trace=trace)
     if validate:
         from .reference import validate_bfs
 
-        validate_bfs(graph, source, res.distances, res.predecessors)
+        validate_bfs(graph, source, _host(res.distances), _host(res.predecessors))
     return res
 
 
+def _host(a):
+    return a.get() if _is_device_array(a) else a
+
+
 def bfs_depths(graph: CSRGraph, sources) -> np.ndarray:
-    """BFS depth (largest distance reached) from each source, on the GPU (used by the profiler).
+    """BFS depth (largest distance reached) from each source, on the GPU (used by the profiler):
+    one batched traversal for all of them (:mod:`autotune.batched`), reductions only.
 
     Returns
     -------
     ndarray of int64, shape (len(sources),)
     """
-    cached = graph._cache.get("engine")
-    eng = get_engine(graph, cached.config if cached is not None and cached.algorithm == "bfs" else None)
-    out = np.empty(len(sources), dtype=np.int64)
-    for i, s in enumerate(sources):
-        out[i] = max(0, eng.traverse(int(s)) - 1)
-    return out
+    from .batched import BatchConfig, run_batch
+
+    if len(sources) == 0:
+        return np.empty(0, dtype=np.int64)
+    res = run_batch(graph, sources, BatchConfig(width=64), distances=False)
+    return res.eccentricity.astype(np.int64)

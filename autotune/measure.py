@@ -177,7 +177,8 @@ def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False)
         if runner.timer == "cuda-events":
             import cupy
 
-            stream = cupy.cuda.get_current_stream()
+            # the runner's own stream when it has one (autotune's engines traverse on theirs)
+            stream = getattr(runner, "stream", None) or cupy.cuda.get_current_stream()
             start, end = cupy.cuda.Event(), cupy.cuda.Event()
         for s in sources:
             if runner.timer == "cuda-events":
@@ -226,6 +227,11 @@ class GPURunner(Runner):
         from .engine import get_engine
 
         self.engine = get_engine(self.graph, self.config)
+
+    @property
+    def stream(self):
+        """The engine's CUDA stream (the traversal runs and is timed there)."""
+        return self.engine.stream if self.engine is not None else None
 
     def traverse(self, source: int) -> None:
         self._levels = self.engine.traverse(source)

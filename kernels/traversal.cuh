@@ -54,7 +54,8 @@ struct BFSState {
     unsigned done_blocks;  // "last block done" counter of multi-block kernels
     int dir;               // path of the last level: AT_PATH_PUSH or AT_PATH_PULL
     long long explored;    // sum of out-degrees of the vertices of frontiers < level
-    int pad[2];
+    int iterations;        // launch rounds that began with a non-empty frontier (traversal_tick)
+    int pad;
 };
 
 // 56 bytes; mirrored by autotune/_engine.py (PARAMS_DTYPE).
@@ -407,11 +408,16 @@ __device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSPar
 }
 
 // Start a traversal from `source`: the operator's per-vertex state must already be reset.
+// The source is read from device memory (`source_slot`), so the launch sequence of a traversal,
+// this kernel included, is the same for every source and can be captured once in a CUDA graph and
+// replayed (the engine writes the source into the slot before each replay).
 template <class Op>
-__global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs* __restrict__ op, vid_t source,
+__global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs* __restrict__ op,
+                               const vid_t* __restrict__ source_slot,
                                vid_t* frontier0, int* prefix0, int* row_start0, BFSState* st,
                                const BFSParams* __restrict__ prm, u64* level_time, const BFSAux* __restrict__ aux) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const vid_t source = *source_slot;
         const int rs = row_offsets[source];
         const int deg = row_offsets[source + 1] - rs;
         Op::init_source(op, source);
@@ -428,6 +434,7 @@ __global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs
         st->done_blocks = 0u;
         st->dir = AT_PATH_PUSH;
         st->explored = 0;
+        st->iterations = 0;
         level_time[0] = at_globaltimer();
         if (aux->dc_ctr != nullptr) {
             for (int i = 0; i < 12; ++i) aux->dc_ctr[i] = 0;
@@ -446,6 +453,14 @@ __global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs
             aux->barrier[1] = 0u;
         }
     }
+}
+
+// One thread, at the start of every launch round (the level kernels of one iteration): counts the
+// rounds that begin with a non-empty frontier, i.e. the rounds the traversal needed. The engine
+// replays exactly that many rounds in one CUDA graph for the next source.
+extern "C" __global__ void traversal_tick(BFSState* st) {
+    const volatile BFSState* vs = (const volatile BFSState*)st;
+    if ((vs->ctr[vs->level % 3] & 0xffffffffull) != 0ull) st->iterations += 1;
 }
 
 // The operators (they use the helpers above; the advance templates above and in the technique files

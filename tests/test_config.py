@@ -1,6 +1,6 @@
 """TraversalConfig: validation, neutral values, JSON round trip, hashing, config_id, labels, with_,
-and the enumeration (iter_configs / count_configs) of the 22,246,272-config table (20,687,616 BFS configs,
-whose ids are those of the logs written before SSSP existed, plus 1,558,656 SSSP configs)."""
+and the enumeration (iter_configs / count_configs) of the 27,189,888-config table (25,284,864 BFS configs,
+whose ids are those of the logs written before SSSP existed, plus 1,905,024 SSSP configs)."""
 from __future__ import annotations
 
 import dataclasses
@@ -61,7 +61,7 @@ GAMMAS = (0.1, 0.3, 0.5)
 HUBS = (64, 512, 4096)
 HUBC = ("off", "on")
 SF = ("none", "single_block", "persistent")
-FLS = (512, 2048, 8192, 32768)
+FLS = (512, 2048, 8192, 32768, 131072)
 
 #: Allowed values of every field (when it applies), in table order.
 VALUES = {"algorithm": ALGOS, "sssp_method": SSSP_METHODS, "delta": DELTAS,
@@ -117,8 +117,8 @@ DEFAULTS = {"algorithm": "bfs", "sssp_method": "delta_stepping", "delta": 1,
 EXCLUDED = {("direction", "push_pull"): ("algorithm", "sssp"), ("duplicate_culling", "hash"): ("algorithm", "sssp")}
 #: The table size, group by group (see test_count_configs_full_table). The BFS part is the whole table of
 #: the release before SSSP.
-N_BFS_CONFIGS = 20_687_616
-N_SSSP_CONFIGS = 1_558_656
+N_BFS_CONFIGS = 25_284_864
+N_SSSP_CONFIGS = 1_905_024
 N_CONFIGS = N_BFS_CONFIGS + N_SSSP_CONFIGS
 DEFAULT_JSON = ('{"alpha":null,"beta":null,"block_gathering":"off","block_size":256,"chunk_size":null,'
                 '"dc_large":null,"dc_middle":null,"dc_small":null,"defer_outliers":"off","direction":"push",'
@@ -717,12 +717,12 @@ def test_count_configs_full_table(monkeypatch):
     #   x 27 supports = 3888; scan_mapped 27 supports; binary_search 2 chunk sizes;
     #   degree_classified 3 x 3 x 2 thresholds = 18; edge_mapped 1  -> 3936
     # BFS: block sizes 4 x culling 2; directions: push 1 + push_pull (alpha_beta 3 x 3 + hub_ratio 3 x 3 x 3)
-    #   x hub cache 2 = 73; small frontier: none 1 + (single_block, persistent) x 4 limits = 9
+    #   x hub cache 2 = 73; small frontier: none 1 + (single_block, persistent) x 5 limits = 11
     # SSSP: methods bellman_ford 1 + (delta_stepping, near_far) x 5 deltas = 11; block sizes 4 x culling 1
     #   (no hash) x direction 1 (push only) x small frontier 9
-    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 73 * 9 == N_BFS_CONFIGS  # the table before SSSP
-    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 11 * 4 * 1 * 1 * 9 == N_SSSP_CONFIGS
-    assert N_CONFIGS == 22_246_272
+    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 73 * 11 == N_BFS_CONFIGS
+    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 11 * 4 * 1 * 1 * 11 == N_SSSP_CONFIGS
+    assert N_CONFIGS == 27_189_888
     assert _expected_count() == N_CONFIGS
     assert _expected_count({**VALUES, "algorithm": ("bfs",)}) == N_BFS_CONFIGS
     assert _expected_count({**VALUES, "algorithm": ("sssp",)}) == N_SSSP_CONFIGS
@@ -823,7 +823,7 @@ def test_validation_block_culling_and_small_frontier_exhaustive():
         c = _check_against_rule(dict(block_size=bs, duplicate_culling=cull, small_frontier=sf, frontier_limit=fl))
         if c is not None:
             seen.add((c.block_size, c.duplicate_culling, c.small_frontier, c.frontier_limit))
-    assert len(seen) == 4 * 2 * (1 + 2 * 4)
+    assert len(seen) == 4 * 2 * (1 + 2 * 5)
 
 
 @settings(max_examples=500, deadline=None)

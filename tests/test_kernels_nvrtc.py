@@ -58,9 +58,9 @@ def test_every_technique_instantiated_for_every_operator():
 _CTYPES = {"int": "<i4", "unsigned": "<u4", "float": "<f4", "long long": "<i8", "u64": "<u8", "vid_t": "<i4"}
 
 
-def _c_struct_fields(name: str) -> list[tuple[str, str, int]]:
-    """(field, numpy type, count) of ``struct name`` in traversal.cuh, pointers as u64."""
-    text = _code((kernel_dir() / "traversal.cuh").read_text())
+def _c_struct_fields(name: str, filename: str = "traversal.cuh") -> list[tuple[str, str, int]]:
+    """(field, numpy type, count) of ``struct name`` in *filename*, pointers as u64."""
+    text = _code((kernel_dir() / filename).read_text())
     body = re.search(r"struct %s \{(.*?)\n\};" % name, text, re.S).group(1)
     out = []
     for decl in body.split(";"):
@@ -81,12 +81,13 @@ def _c_struct_fields(name: str) -> list[tuple[str, str, int]]:
     return out
 
 
-@pytest.mark.parametrize("struct", ["BFSState", "BFSParams", "BFSAux", "OpArgs", "SSSPState"])
+@pytest.mark.parametrize("struct", ["BFSState", "BFSParams", "BFSAux", "OpArgs", "SSSPState", "MSArgs"])
 def test_python_mirrors_match_the_device_structs_field_by_field(struct):
     from autotune._engine import DEVICE_STRUCTS
+    from autotune.batched import MSARGS_DTYPE
 
-    dtype = DEVICE_STRUCTS[struct]
-    c_fields = _c_struct_fields(struct)
+    dtype = MSARGS_DTYPE if struct == "MSArgs" else DEVICE_STRUCTS[struct]
+    c_fields = _c_struct_fields(struct, "msbfs.cu" if struct == "MSArgs" else "traversal.cuh")
     py_fields = []
     for fname in dtype.names:
         base = dtype.fields[fname][0]

@@ -1,0 +1,73 @@
+"""CPU tests of the batched BFS's host side: its knobs, source validation, the closeness formula
+(against NetworkX, from the CPU reference BFS) and the locality order."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune.batched import (BATCH_WIDTHS, BatchConfig, _as_sources, closeness_from_reductions, default_batch_config,
+                              locality_order)
+from autotune.errors import ConfigError, VertexError
+from autotune.graph import from_edges
+from autotune.reference import bfs_reference
+
+
+def _graph(directed):
+    rng = np.random.default_rng(4)
+    a, b = rng.integers(0, 60, 150), rng.integers(0, 60, 150)
+    return from_edges(a, b, 70, directed=directed, name="g", xp=np)  # 60..69 isolated
+
+
+@pytest.mark.parametrize("field, bad", [("width", 100), ("width", 4096), ("direction", "pull"), ("alpha", 3.0),
+                                        ("block_size", 1024)])
+def test_batch_config_rejects_bad_values(field, bad):
+    with pytest.raises(ConfigError, match=f"BatchConfig.{field}: invalid value"):
+        BatchConfig(**{field: bad})
+
+
+def test_batch_config_ids_and_words():
+    ids = {BatchConfig(width=w).config_id for w in BATCH_WIDTHS}
+    assert len(ids) == len(BATCH_WIDTHS)
+    assert BatchConfig(width=1024).words == 16
+    g = _graph(False)
+    assert default_batch_config(g, 1).width == 64 and default_batch_config(g, 300).width == 512
+    assert default_batch_config(g, 100_000).width == 512
+
+
+@pytest.mark.parametrize("sources, msg", [([], "empty"), ([[1, 2], [3, 4]], "1-D"), ([0, 70], r"sources\[1\] = 70"),
+                                          ([-2], r"sources\[0\] = -2"), (["a"], "integer"), ([0.5], "integer")])
+def test_sources_validation(sources, msg):
+    with pytest.raises(VertexError, match=msg):
+        _as_sources(_graph(True), sources)
+
+
+def test_sources_accepts_integer_like():
+    assert _as_sources(_graph(True), np.array([1.0, 2.0])).tolist() == [1, 2]
+    assert _as_sources(_graph(True), 5).tolist() == [5]
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("wf", [True, False])
+def test_closeness_formula_matches_networkx(directed, wf):
+    import networkx as nx
+
+    g = _graph(directed)
+    G = nx.DiGraph() if directed else nx.Graph()
+    G.add_nodes_from(range(g.n_vertices))
+    src = np.repeat(np.arange(g.n_vertices), np.diff(g.row_offsets))
+    G.add_edges_from(zip(src.tolist(), g.column_indices.tolist()))
+    rev = from_edges(g.column_indices, src, g.n_vertices, directed=True, name="rev", xp=np) if directed else g
+    reached, sums = [], []
+    for v in range(g.n_vertices):
+        d = bfs_reference(rev, v)[0]
+        reached.append(int((d >= 0).sum()))
+        sums.append(int(d[d >= 0].sum()))
+    got = closeness_from_reductions(g.n_vertices, reached, sums, wf)
+    want = nx.closeness_centrality(G, wf_improved=wf)
+    np.testing.assert_allclose(got, [want[v] for v in range(g.n_vertices)], rtol=1e-12)
+
+
+def test_locality_order_is_a_permutation():
+    g = _graph(True)
+    order = locality_order(g)
+    assert sorted(order.tolist()) == list(range(g.n_vertices))
