@@ -199,7 +199,7 @@ def test_dynamic_virtual_warp_trace_follows_bfs4k_rule():
     cfg = TraversalConfig(load_balance="vertex_mapped", virtual_warp_size="dynamic", min_virtual_warp_size=2,
                           small_frontier="none")
     eng = BFSEngine(g, cfg)
-    res = eng.bfs(0 if g.out_degrees(np)[0] else int(np.flatnonzero(g.out_degrees(np))[0]))
+    res = eng.bfs(0 if g.out_degrees(np)[0] else int(np.flatnonzero(g.out_degrees(np))[0]), trace=True)
     for lv in res.levels:
         ratio = eng.resident_threads // lv.frontier_size
         expect = 32 if ratio >= 32 else max(1, 1 << (int(ratio).bit_length() - 1)) if ratio >= 1 else 1
@@ -263,7 +263,7 @@ def test_single_block_hand_over_both_ways(lb):
     cfg = TraversalConfig(load_balance=lb, small_frontier="single_block", frontier_limit=512)
     eng = BFSEngine(g, cfg)
     src = int(np.flatnonzero(g.out_degrees(np) == 1)[0])  # a leaf: tiny first levels
-    res = eng.bfs(src)
+    res = eng.bfs(src, trace=True)
     _check(g, src, res, {})
     where = [lv.path for lv in res.levels]
     assert where[0] == "single_block" and "multi_block" in where and where[-1] == "single_block", where
@@ -276,7 +276,7 @@ def test_single_block_hand_over_both_ways(lb):
             assert lv.frontier_size > 512 or int(deg[frontier].sum()) > 512 * 16, lv
     # a high-diameter graph runs every level inside the single-block kernel
     g2, _ = ZOO["grid"]
-    res2 = BFSEngine(g2, TraversalConfig(small_frontier="single_block", frontier_limit=512)).bfs(0)
+    res2 = BFSEngine(g2, TraversalConfig(small_frontier="single_block", frontier_limit=512)).bfs(0, trace=True)
     _check(g2, 0, res2, {})
     assert {lv.path for lv in res2.levels} == {"single_block"}
     assert all(lv.us is not None and lv.us >= 0 for lv in res2.levels)
@@ -290,7 +290,7 @@ def test_push_pull_switches_both_ways(rule, lb):
 
     g, _ = ZOO["kron13"]
     cfg = TraversalConfig(load_balance=lb, direction="push_pull", small_frontier="none", **rule)
-    res = BFSEngine(g, cfg).bfs(0 if g.out_degrees(np)[0] else 1)
+    res = BFSEngine(g, cfg).bfs(0 if g.out_degrees(np)[0] else 1, trace=True)
     _check(g, res.source, res, {})
     dirs = [lv.direction for lv in res.levels]
     assert dirs[0] == "push" and "pull" in dirs, dirs
@@ -307,7 +307,7 @@ def test_pull_on_directed_graph_uses_in_edges():
     refs = {}
     saw_pull = False
     for s in sources:
-        res = eng.bfs(s)
+        res = eng.bfs(s, trace=True)
         _check(g, s, res, refs)
         saw_pull |= any(lv.direction == "pull" for lv in res.levels)
     assert saw_pull
@@ -324,7 +324,7 @@ def test_persistent_hand_over_both_ways(lb):
     cfg = TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512)
     eng = BFSEngine(g, cfg)
     src = int(np.flatnonzero(g.out_degrees(np) == 1)[0])
-    res = eng.bfs(src)
+    res = eng.bfs(src, trace=True)
     _check(g, src, res, {})
     where = [lv.path for lv in res.levels]
     assert where[0] == "persistent" and "multi_block" in where and where[-1] == "persistent", where
@@ -332,7 +332,7 @@ def test_persistent_hand_over_both_ways(lb):
         if lv.path == "persistent":
             assert lv.frontier_size <= 512, lv
     g2, _ = ZOO["grid"]
-    res2 = BFSEngine(g2, TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512)).bfs(0)
+    res2 = BFSEngine(g2, TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512)).bfs(0, trace=True)
     _check(g2, 0, res2, {})
     assert {lv.path for lv in res2.levels} == {"persistent"}
 
@@ -343,7 +343,7 @@ def test_single_block_edge_limit_hands_over_a_hub_level():
     from autotune.engine import BFSEngine
 
     g, (giant, leaf) = ZOO["kron17+hub"]
-    res = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512)).bfs(giant)
+    res = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512)).bfs(giant, trace=True)
     _check(g, giant, res, {})
     assert res.levels[0].frontier_size == 1 and res.levels[0].path == "multi_block"
 

@@ -167,7 +167,8 @@ def test_unit_weights_give_bfs_distances():
 
     g, sources = ZOO["path-unit"]
     for method in SSSP_METHODS:
-        res = run(g, TraversalConfig(algorithm="sssp", sssp_method=method, load_balance="binary_search"), sources[0])
+        res = run(g, TraversalConfig(algorithm="sssp", sssp_method=method, load_balance="binary_search"), sources[0],
+                  trace=True)
         ref = bfs_reference(g, sources[0])[0]
         np.testing.assert_array_equal(np.where(ref >= 0, res.distances, -1), ref)
         assert res.iterations and res.elapsed_ms > 0 and res.gteps > 0
