@@ -480,8 +480,9 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
     source : int
         Internal vertex id (use ``graph.index_of(file_id)`` for ids as written in the file).
     validate : bool
-        Check the result against the CPU reference (``scipy.sparse.csgraph``: BFS, or Dijkstra) and
-        the tree rules (Graph500 for BFS; ``dist[pred[v]] + w == dist[v]`` for SSSP); raises
+        Check the result: for a graph on the GPU, Graph500's tree checks vectorized on the device
+        (:mod:`autotune.validate_gpu`, no CPU reference); else against the CPU reference
+        (``scipy.sparse.csgraph``: BFS, or Dijkstra) and the tree rules (Graph500 for BFS; ``dist[pred[v]] + w == dist[v]`` for SSSP); raises
         :class:`~autotune.errors.ValidationError` on any mismatch.
     trace : bool
         Read the per-level (per-iteration) trace back (``levels`` of the result).
@@ -518,15 +519,25 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
     if eng.algorithm == "sssp":
         res = eng.sssp(source, trace=trace)
         if validate:
-            from .reference import validate_sssp
+            if _is_device_array(res.distances):  # Graph500-style checks on the device (autotune.validate_gpu)
+                from .validate_gpu import validate_sssp_gpu
 
-            validate_sssp(graph, source, _host(res.distances), _host(res.predecessors))
+                validate_sssp_gpu(graph, source, res.distances, res.predecessors)
+            else:
+                from .reference import validate_sssp
+
+                validate_sssp(graph, source, res.distances, res.predecessors)
         return res
     res = eng.bfs(source, trace=trace)
     if validate:
-        from .reference import validate_bfs
+        if _is_device_array(res.distances):
+            from .validate_gpu import validate_bfs_gpu
 
-        validate_bfs(graph, source, _host(res.distances), _host(res.predecessors))
+            validate_bfs_gpu(graph, source, res.distances, res.predecessors)
+        else:
+            from .reference import validate_bfs
+
+            validate_bfs(graph, source, res.distances, res.predecessors)
     return res
 
 

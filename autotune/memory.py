@@ -12,14 +12,25 @@ only has to be an upper bound of what a well-formed input of that size needs.
 Available memory is ``MemAvailable`` of ``/proc/meminfo`` (what the kernel can hand out without
 swapping), else ``os.sysconf`` free pages; ``$AUTOTUNE_HOST_MEMORY`` (bytes, e.g. ``64e9``)
 overrides it, e.g. to allow for swap. When neither is known nothing is refused.
+
+The device side: :func:`graph_device_bytes` (holding a CSR on the GPU, and building its transpose),
+:func:`device_build_bytes` (building a CSR on the GPU, as the generators do) and
+:func:`spec_device_bytes` (a generator spec, from its parameters alone) compute peak device bytes;
+:func:`check_device_plan` refuses with :class:`~autotune.errors.DeviceMemoryError` (bytes needed vs
+free). It takes the device's bytes as a parameter, so a CPU-only machine can check a plan for a
+GPU it does not have (``total_device_bytes=141e9`` for an H200); otherwise the free bytes of the
+current device (``$AUTOTUNE_DEVICE_MEMORY`` overrides them), and nothing is refused where neither
+is known.
 """
 from __future__ import annotations
 
 import os
 
-from .errors import HostMemoryError
+from .errors import DeviceMemoryError, HostMemoryError
 
-__all__ = ["available_host_bytes", "check_host_memory", "csr_build_bytes", "edge_file_bytes"]
+__all__ = ["available_host_bytes", "check_host_memory", "csr_build_bytes", "edge_file_bytes",
+           "available_device_bytes", "graph_device_bytes", "device_build_bytes", "spec_device_bytes",
+           "check_device_plan"]
 
 #: Bytes per stored (directed) edge of the CSR build: the int64 key (8), the duplicate mask (1), the
 #: de-duplicated key copy (8).
@@ -144,3 +155,225 @@ def check_host_memory(what: str, needed_bytes: int, detail: str = "") -> None:
     avail = available_host_bytes()
     if avail is not None and int(needed_bytes) > avail:
         raise HostMemoryError(what, int(needed_bytes), avail, detail)
+
+
+# ================================================================================================
+# Device side
+# ================================================================================================
+_INT32_MAX = 2 ** 31 - 1
+
+
+def available_device_bytes() -> int | None:
+    """Device memory available to a new allocation, in bytes (None when unknown).
+
+    ``$AUTOTUNE_DEVICE_MEMORY`` (bytes, e.g. ``141e9``) when set, else the driver's free bytes of
+    the current device plus the bytes cached free in CuPy's memory pool, else None (no usable GPU).
+    """
+    env = os.environ.get("AUTOTUNE_DEVICE_MEMORY")
+    if env:
+        try:
+            return int(float(env))
+        except ValueError:
+            pass
+    from ._backend import gpu_available
+
+    if not gpu_available():
+        return None
+    try:
+        import cupy
+
+        free, _total = cupy.cuda.runtime.memGetInfo()
+        return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+    except Exception:  # pragma: no cover - a driver error: nothing known
+        return None
+
+
+def _offset_bytes(n_edges: int) -> int:
+    """Bytes per row offset: int32 while the edges fit int32, else int64 (as the builder picks)."""
+    return 4 if int(n_edges) <= _INT32_MAX else 8
+
+
+def graph_device_bytes(n_vertices: int, n_edges: int, *, weighted: bool = False, transpose: bool = False,
+                       index_bytes: int = 4, offset_bytes: int | None = None) -> int:
+    """Peak device bytes of holding a CSR graph on the GPU, and of building its transpose.
+
+    Parameters
+    ----------
+    n_vertices : int
+    n_edges : int
+        Stored (directed) edges; an undirected edge counts twice.
+    weighted : bool, default False
+        One int32/float32 weight per stored edge.
+    transpose : bool, default False
+        Also build the in-edges (the pull levels of a directed graph,
+        :func:`autotune._engine.transpose_csr`).
+    index_bytes : int, default 4
+        Bytes per column index (int32).
+    offset_bytes : int, optional
+        Bytes per row offset; default int32 when ``n_edges <= 2**31 - 1``, else int64.
+
+    Returns
+    -------
+    int
+        The upload: ``offset_bytes * (n + 1) + index_bytes * m`` (``+ 4 m`` weighted; the host
+        arrays are copied as they are, no device temporaries). With *transpose* the larger of the
+        transpose build's transient peak and what it keeps (in-offsets and in-indices), on top:
+
+        - the row id of every edge: ``arange`` (``offset_bytes m``) and ``searchsorted`` (int64,
+          ``8 m``), its ``- 1`` (``8 m``), the int32 copy (``index_bytes m``): at most ``16 m``;
+        - the stable ``argsort`` of the column indices: the row ids (``index_bytes m``), the int64
+          order (``8 m``), the sort's key copy and radix double buffers (``(2 index_bytes + 8) m``):
+          ``(3 index_bytes + 16) m`` = ``28 m``, the peak;
+        - the gather ``rows[order]`` and its copy: ``(3 index_bytes + 8) m``;
+        - the kept in-CSR: ``index_bytes m + offset_bytes (n + 1)``, with the int64 ``bincount``
+          and ``cumsum`` of the in-degrees (``16 n``) while it is built.
+
+    Notes
+    -----
+    An upper bound of the implementations as they are (CuPy's sort allocates its own scratch; a
+    few KiB more are not counted). The traversal's own buffers (frontiers, distances, the
+    technique's) come on top: :func:`autotune.engine.device_bytes_needed`.
+    """
+    n, m = max(int(n_vertices), 0), max(int(n_edges), 0)
+    ob = _offset_bytes(m) if offset_bytes is None else int(offset_bytes)
+    ib = int(index_bytes)
+    resident = ob * (n + 1) + ib * m + (4 * m if weighted else 0)
+    if not transpose:
+        return resident
+    rows = max(ob * m + 8 * m, 16 * m, 8 * m + ib * m)
+    sort = (3 * ib + 16) * m
+    gather = (3 * ib + 8) * m
+    kept = ib * m + ob * (n + 1) + 16 * n
+    return resident + max(rows, sort, gather, kept)
+
+
+def device_build_bytes(n_vertices: int, n_input_edges: int, *, directed: bool, id_bytes: int = 4,
+                       weighted: bool = False, inputs: bool = True) -> int:
+    """Peak device bytes of building a CSR on the GPU (:func:`autotune.graph.from_edges` with CuPy).
+
+    Phase by phase (``m`` input edges, ``s`` stored: ``m`` directed, ``2 m`` undirected), on top
+    of the input arrays the caller holds (``2 id_bytes m``, ``+ 4 m`` weighted):
+
+    1. self-loop removal: the mask and the filtered copies, ``(2 id_bytes + 1) m`` (``+ 4 m``);
+    2. the int64 keys beside the filtered copies: ``2 id_bytes m + 8 s`` (``+ 4 m + 4 s``, the
+       weights symmetrized);
+    3. unweighted: the in-place sort (keys and the radix sort's double buffer, ``16 s``), then the
+       de-duplication (keys, mask, compacted copy, ``17 s``); weighted: ``argsort`` (keys, weights,
+       the int64 order, the sort's key copy and its double buffers for keys and indices, ``44 s``);
+    4. the row offsets: the unique keys, ``arange`` and ``searchsorted`` in int64: ``8 s + 20 n``;
+    5. the int32 column indices beside the keys: ``12 s``.
+
+    The peak is the largest phase: ``17 s`` (``44 s`` weighted) for a large graph, where
+    :func:`csr_build_bytes`, the host plan, adds the phases up. The result stays resident
+    (:func:`graph_device_bytes`), below this peak.
+
+    Parameters
+    ----------
+    n_vertices, n_input_edges : int
+    directed : bool
+        False stores every edge twice.
+    id_bytes : int, default 4
+        Bytes per vertex id of the input arrays (the generators' int32).
+    weighted : bool, default False
+    inputs : bool, default True
+        Count the input arrays (held by the caller during the build).
+    """
+    n, m = max(int(n_vertices), 0), max(int(n_input_edges), 0)
+    s = m if directed else 2 * m
+    ob = _offset_bytes(s)
+    held = (2 * id_bytes * m + (4 * m if weighted else 0)) if inputs else 0
+    loops = (2 * id_bytes + 1) * m + (4 * m if weighted else 0)
+    keys = 2 * id_bytes * m + 8 * s + ((4 * m + 4 * s) if weighted else 0)
+    sort = 44 * s if weighted else 17 * s
+    offsets = 8 * s + 20 * (n + 1)
+    cols = 12 * s + ob * (n + 1)
+    return held + max(loops, keys, sort, offsets, cols)
+
+
+def spec_device_bytes(spec: str, *, transpose: bool | None = None) -> tuple[int, str]:
+    """Peak device bytes of generating a graph from a generator spec on the GPU and holding it.
+
+    From the spec's parameters alone (nothing is generated), the largest phase: the generation
+    (the generator's own arrays, e.g. Kronecker's uint32 endpoints and permutation, and its int32
+    endpoints), the CSR build (:func:`device_build_bytes`), the seeded weights when the spec asks
+    for them, and the resident graph with its transpose (:func:`graph_device_bytes`; stored
+    edges counted as generated, duplicates not subtracted).
+
+    Parameters
+    ----------
+    spec : str
+        E.g. ``"kron:scale=30"``.
+    transpose : bool, optional
+        Count the transpose; default: when the graph is directed.
+
+    Returns
+    -------
+    (int, str)
+        The bytes, and what was counted (``"1,073,741,824 vertices, about 17,179,869,184 generated
+        edges stored in both directions"``) for a message.
+
+    Raises
+    ------
+    GeneratorSpecError
+        On a malformed spec or an unknown generator or parameter.
+    """
+    from . import generators as gen_module
+    from .errors import GeneratorSpecError
+
+    text = spec.strip()
+    name, raw = gen_module.parse_spec(text)
+    gen = gen_module._GENERATORS.get(name)
+    if gen is None:
+        raise GeneratorSpecError(f"unknown generator {name!r} in spec {spec!r}")
+    values = {}
+    for key, value in raw.items():
+        p = gen.param(key)
+        if p is None:
+            raise GeneratorSpecError(f"unknown parameter {key!r} for generator {name!r} (spec {spec!r})")
+        values[key] = gen_module._coerce(name, p, value)
+    if name == "uniform" and "n" not in values and "scale" not in values:
+        values["scale"] = gen_module._UNIFORM_DEFAULT_SCALE
+    for p in gen.params:
+        if p.default is not None:
+            values.setdefault(p.name, p.default)
+    weighted = gen_module.parse_weight_spec(values.get("weights"), spec=spec) is not None
+    size = gen_module._spec_size(name, values)
+    if size is None:
+        raise GeneratorSpecError(f"spec {spec!r}: its size is not known before generating")
+    n, m, directed, extra = size
+    stored = m if directed else 2 * m
+    generate = extra + 8 * m  # the generator's int32 endpoints beside its own temporaries
+    build = device_build_bytes(n, m, directed=directed, id_bytes=4, weighted=False)
+    # seeded weights are hashed from the built CSR's edges (edge_weights: int64 rows and columns,
+    # their min/max, the uint64 hash): at most 32 bytes per stored edge beside the graph
+    weigh = graph_device_bytes(n, stored) + 32 * stored if weighted else 0
+    held = graph_device_bytes(n, stored, weighted=weighted, transpose=directed if transpose is None else transpose)
+    detail = f"{n:,} vertices, about {m:,} generated edges" + ("" if directed else " stored in both directions")
+    return max(generate, build, weigh, held), detail
+
+
+def check_device_plan(what: str, needed_bytes: int, total_device_bytes: int | None = None, detail: str = "") -> None:
+    """Refuse with :class:`DeviceMemoryError` when *needed_bytes* exceed the device's memory.
+
+    Parameters
+    ----------
+    what : str
+        The file or generator spec, named first in the message.
+    needed_bytes : int
+        The plan's peak bytes (:func:`graph_device_bytes`, :func:`spec_device_bytes`, ...).
+    total_device_bytes : int, optional
+        The bytes of a planned device (e.g. ``141e9`` for an H200, from a CPU-only machine).
+        Default: :func:`available_device_bytes` of the current device; nothing is refused when
+        that is unknown (no GPU and no ``$AUTOTUNE_DEVICE_MEMORY``).
+    detail : str, optional
+        What the plan counted, shown after *what*.
+
+    Raises
+    ------
+    DeviceMemoryError
+        ``"<what> (<detail>) needs N bytes (x GiB) of device memory but only F bytes (y GiB) are
+        free"``; attributes ``needed_bytes`` and ``free_bytes``.
+    """
+    avail = int(total_device_bytes) if total_device_bytes is not None else available_device_bytes()
+    if avail is not None and int(needed_bytes) > avail:
+        raise DeviceMemoryError(f"{what} ({detail})" if detail else str(what), int(needed_bytes), avail)
