@@ -409,7 +409,30 @@ def plot(results: list[BenchResult], path: str) -> None:
     plt.close(fig)
 
 
-def write_json(results: list[BenchResult], path: str, device: dict | None = None) -> None:
-    """JSON file with the device and every result."""
-    with open(path, "w") as fh:
-        json.dump({"device": device, "results": [r.to_dict() for r in results]}, fh, indent=2)
+def write_json(results: list[BenchResult], path, device: dict | None = None, *, complete: bool = True) -> None:
+    """JSON file with the device and every result: ``{"device", "complete", "results"}``.
+
+    Written to a temporary file next to *path* and then renamed over it, so a reader (or a run
+    stopped meanwhile) sees either the previous version or the new one, never half a file.
+    ``autotune bench`` rewrites it after every graph with ``complete=False`` until the last one.
+    """
+    import os
+    import tempfile
+
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".bench-", suffix=".json.tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump({"device": device, "complete": bool(complete), "results": [r.to_dict() for r in results]},
+                      fh, indent=2)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp's 0600 -> what open() would have given
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,7 +1,13 @@
-"""Command-line interface: ``autotune profile|run ...``.
+"""Command-line interface: ``autotune profile|run|bench|compile ...`` (``tune``, ``sweep`` and
+``retrain`` live in :mod:`autotune.cli_tuning`).
 
-GRAPH arguments are file paths (SNAP ``.txt[.gz]``, Matrix Market ``.mtx[.gz]``, DIMACS ``.gr``) or
-generator specs such as ``kron:scale=22,edge_factor=16`` or ``grid:rows=2048,cols=2048,drop=0.1``.
+GRAPH arguments are file paths (SNAP ``.txt[.gz]``, Matrix Market ``.mtx[.gz]``, DIMACS ``.gr``),
+generator specs such as ``kron:scale=22,edge_factor=16`` or ``grid:rows=2048,cols=2048,drop=0.1``, or
+``shared:NAME`` (a file of the shared graph set), read the same way by every verb
+(:func:`autotune._cli_common.load_graph_arg`).
+
+Heavy libraries (Rich, SciPy, scikit-learn, Optuna, Matplotlib, CuPy) are imported inside the verbs
+that use them, so ``import autotune.cli`` stays light and ``autotune tune`` answers quickly.
 """
 from __future__ import annotations
 
@@ -14,30 +20,12 @@ import numpy as np
 
 from . import __version__
 from ._cli_common import dispatch, err as _err, int_at_least  # noqa: F401  (dispatch: re-exported)
+from ._cli_common import console as _console, expand_graphs, is_tty, load_graph_arg
 from ._files import read_config_file
 from .errors import ConfigError
 
-
-def _console():
-    from rich.console import Console
-
-    return Console(stderr=False, highlight=False)
-
-
-def _load(spec: str, args):
-    """The graph of a GRAPH argument, with ``--undirected``, ``--weight-column`` and ``--weights``
-    (seeded weights for a graph that has none, :func:`autotune.sweep.attach_weights`)."""
-    from .graph import load_graph
-
-    directed = None
-    if getattr(args, "undirected", False):
-        directed = False
-    g = load_graph(spec, directed=directed, weight_column=getattr(args, "weight_column", None))
-    if getattr(args, "weights", None):
-        from .sweep import attach_weights
-
-        g = attach_weights(g, args.weights)
-    return g
+#: The GRAPH argument reader of every verb (kept under its old name).
+_load = load_graph_arg
 
 
 def _fmt(x, nd=3):
@@ -59,7 +47,7 @@ def cmd_profile(args) -> int:
     from .features import profile
 
     rows = []
-    for spec in args.graphs:
+    for spec in expand_graphs(args.graphs):
         g = _load(spec, args)
         f = profile(g, n_sources=args.sources, seed=args.seed)
         rows.append((g, f))
@@ -70,7 +58,7 @@ def cmd_profile(args) -> int:
     con = _console()
     for g, f in rows:
         t = Table(title=f"{g.name}  ({'directed' if g.directed else 'undirected'})")
-        t.add_column("feature")
+        t.add_column("feature", overflow="fold")
         t.add_column("value", justify="right")
         for k, v in f.to_dict().items():
             t.add_row(k, _fmt(v))
@@ -172,6 +160,10 @@ def _print_sssp_summary(con, g, runner_name: str, s: dict) -> None:
 
 
 def cmd_run(args) -> int:
+    if getattr(args, "batch", False):
+        from .cli_batch import cmd_run_batch
+
+        return cmd_run_batch(args)
     from ._backend import gpu_available, _probe
 
     if not gpu_available():
@@ -191,7 +183,7 @@ def cmd_run(args) -> int:
         raise ConfigError("autotune run: the configs mix algorithms; run BFS and SSSP separately")
     peer_cls = ScipyDijkstraRunner if algorithm == "sssp" else ScipyRunner
     results = []
-    for spec in args.graphs:
+    for spec in expand_graphs(args.graphs):
         g = _load(spec, args)
         runners = [GPURunner(g, c) for c in configs]
         if args.peer == "scipy":
@@ -228,7 +220,8 @@ def cmd_run(args) -> int:
                         + (", validated" if args.validate else ""))
         depth_col = "iterations" if algorithm == "sssp" else "depth"
         for c in ("graph", "vertices", "edges", "runner", "median ms", "GTEPS", depth_col, "valid", "vs scipy"):
-            t.add_column(c, justify="left" if c in ("graph", "runner") else "right")
+            t.add_column(c, justify="left" if c in ("graph", "runner") else "right",
+                         overflow="fold" if c in ("graph", "runner", "valid") else "ellipsis")
         for g, runners, ms, _ in results:
             ref = next((m for m in ms if m.name == peer_cls.name and m.valid), None)
             for m in ms:
@@ -244,7 +237,7 @@ def cmd_run(args) -> int:
                 unit = "iteration" if e.get("algorithm") == "sssp" else "level"
                 tt = Table(title=f"per-{unit} trace: {g.name}, source {e['trace']['source']}, {runners[0].name}")
                 for c in ("level", "frontier", "direction", "path", "vw", "µs"):
-                    tt.add_column(c, justify="right")
+                    tt.add_column(c, justify="right", overflow="fold")
                 for lv in e["trace"]["levels"]:
                     tt.add_row(str(lv["level"]), _fmt(lv["frontier_size"]), lv["direction"], lv["path"],
                                _fmt(lv["virtual_warp_size"]), _fmt(lv["us"], 1))
@@ -258,74 +251,48 @@ def cmd_run(args) -> int:
 
 
 # ----------------------------------------------------------------------------------------- bench
-def cmd_bench(args) -> int:
-    from ._backend import _probe, device_properties, gpu_available
+def _bench_rows(r, algorithm: str) -> list[tuple]:
+    """The table cells of one graph's :class:`~autotune.bench.BenchResult` (one row per runner)."""
+    ref = next((m for m in r.measurements if m.name.startswith("scipy") and m.valid), None)
+    gap = next((m for m in r.measurements if m.name.startswith("GAP") and m.valid), None)
+    rows = []
+    for i, m in enumerate(r.measurements):
+        sp = ref.median_ms / m.median_ms if (ref and m.valid and m.median_ms > 0) else None
+        vg = gap.median_ms / m.median_ms if (gap and m.valid and m.median_ms > 0) else None
+        name = m.name + (f" (delta {m.extra['best_delta']})" if m.extra.get("best_delta") is not None else "")
+        own = i < len(r.configs) or (algorithm == "bfs" and m.timer != "gap-trial-time")
+        depth = _fmt(m.depth_mean, 1) if own else "-"  # Dijkstra and GAP report no depth
+        rows.append((r.graph, _fmt(r.n_edges), name, _fmt(m.median_ms), _fmt(m.gteps, 2), depth,
+                     "yes" if m.valid else f"NO: {m.error}", f"{sp:.1f}x" if sp else "-", f"{vg:.2f}x" if vg else "-"))
+    return rows
 
-    if not gpu_available():
-        _err(f"'autotune bench' needs an NVIDIA GPU with CuPy ({_probe()[1]}).")
-        return 2
+
+_BENCH_COLUMNS = ("graph", "edges", "runner", "median ms", "GTEPS", "depth", "valid", "vs scipy", "vs GAP")
+
+
+def _bench_table(results, algorithm: str, title: str):
     from rich.table import Table
 
-    from .bench import PEERS_BY_ALGORITHM, bench, plot, write_json
-
-    algorithm = args.algorithm
-    if args.peers is None:  # the algorithm's peers; GAP joins (or is noted as skipped) without a folder too
-        peers = list(PEERS_BY_ALGORITHM[algorithm])
-    else:
-        peers = [p for p in args.peers.split(",") if p and p != "none"]
-        unknown = [p for p in peers if p not in PEERS_BY_ALGORITHM[algorithm]]
-        if unknown:
-            raise ConfigError(f"--peers: {', '.join(unknown)} is not a {algorithm} peer; "
-                              f"{algorithm} peers: {', '.join(PEERS_BY_ALGORITHM[algorithm])}")
-    results = []
-    for spec in args.graphs:
-        g = _load(spec, args)
-        if args.config:
-            configs = [read_config_file(path) for path in args.config]
-            bad = [c.label for c in configs if c.algorithm != algorithm]
-            if bad:
-                raise ConfigError(f"--config: {bad[0]} is not an {algorithm} config (use --algorithm "
-                                  f"{'sssp' if algorithm == 'bfs' else 'bfs'} or another config)")
-        elif args.tune or algorithm == "sssp":  # SSSP: the model's pick (or the Delta rule) by default
-            import warnings
-
-            from ._cli_common import warn_to_stderr
-            from .search import tune
-
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                configs = [tune(g, algorithm=algorithm)]
-            warn_to_stderr(caught)
-        else:
-            from .engine import DEFAULT_CONFIG
-
-            configs = [DEFAULT_CONFIG]
-        results.append(bench(g, configs, peers=peers, n_sources=args.sources, seed=args.seed,
-                             validate=not args.no_validate, algorithm=algorithm, gap_dir=args.gap_dir,
-                             gap_threads=args.gap_threads, gap_sources=args.gap_sources))
-    dev = device_properties()
-    if args.json:
-        write_json(results, args.json, dev)
-    if args.plot:
-        plot(results, args.plot)
-    con = _console()
-    t = Table(title=f"autotune bench ({algorithm.upper()}) on {dev['name']} — {args.sources} sources, seed {args.seed}"
-                    + ("" if args.no_validate else ", validated"))
-    for c in ("graph", "edges", "runner", "median ms", "GTEPS", "iterations" if algorithm == "sssp" else "depth",
-              "valid", "vs scipy", "vs GAP"):
-        t.add_column(c, justify="left" if c in ("graph", "runner") else "right")
+    t = Table(title=title)
+    for c in _BENCH_COLUMNS:
+        if c == "depth" and algorithm == "sssp":
+            c = "iterations"
+        t.add_column(c, justify="left" if c in ("graph", "runner") else "right",
+                     overflow="fold" if c in ("graph", "runner", "valid") else "ellipsis")
     for r in results:
-        ref = next((m for m in r.measurements if m.name.startswith("scipy") and m.valid), None)
-        gap = next((m for m in r.measurements if m.name.startswith("GAP") and m.valid), None)
-        for i, m in enumerate(r.measurements):
-            sp = ref.median_ms / m.median_ms if (ref and m.valid and m.median_ms > 0) else None
-            vg = gap.median_ms / m.median_ms if (gap and m.valid and m.median_ms > 0) else None
-            name = m.name + (f" (delta {m.extra['best_delta']})" if m.extra.get("best_delta") is not None else "")
-            own = i < len(r.configs) or (algorithm == "bfs" and m.timer != "gap-trial-time")
-            depth = _fmt(m.depth_mean, 1) if own else "-"  # Dijkstra and GAP report no depth
-            t.add_row(r.graph, _fmt(r.n_edges), name, _fmt(m.median_ms), _fmt(m.gteps, 2), depth,
-                      "yes" if m.valid else f"NO: {m.error}", f"{sp:.1f}x" if sp else "-", f"{vg:.2f}x" if vg else "-")
-    con.print(t)
+        for row in _bench_rows(r, algorithm):
+            t.add_row(*row)
+    return t
+
+
+def _bench_line(i: int, n: int, row: tuple) -> str:
+    """One streamed line (off a terminal) of one runner's result."""
+    graph, edges, name, ms, gteps, depth, valid, sp, vg = row
+    return (f"[{i}/{n}] {graph}: {name}: {ms} ms, {gteps} GTEPS, depth {depth}, valid {valid}"
+            + (f", {sp} vs scipy" if sp != "-" else "") + (f", {vg} vs GAP" if vg != "-" else ""))
+
+
+def _bench_notes(con, results) -> None:
     for r in results:
         for tr in r.trace:
             by = {}
@@ -341,10 +308,311 @@ def cmd_bench(args) -> int:
                       + ", ".join(f"{k} {n} {unit} {us / 1e3:.3f} ms" for k, (n, us) in by.items()))
         for note in r.notes:
             con.print(f"{r.graph}: {note}")
+
+
+def cmd_bench(args) -> int:
+    """``autotune bench``: each graph's rows are printed as soon as it is measured (above a progress
+    bar on a terminal, one plain line per runner otherwise), ``--json FILE`` is rewritten after every
+    graph (``"complete": false`` until the last one), and Ctrl-C prints the table of the graphs
+    measured so far and exits 130."""
+    from ._backend import _probe, device_properties, gpu_available
+
+    if not gpu_available():
+        _err(f"'autotune bench' needs an NVIDIA GPU with CuPy ({_probe()[1]}).")
+        return 2
+    from . import bench as bench_mod
+
+    algorithm = args.algorithm
+    if args.peers is None:  # the algorithm's peers; GAP joins (or is noted as skipped) without a folder too
+        peers = list(bench_mod.PEERS_BY_ALGORITHM[algorithm])
+    else:
+        peers = [p for p in args.peers.split(",") if p and p != "none"]
+        unknown = [p for p in peers if p not in bench_mod.PEERS_BY_ALGORITHM[algorithm]]
+        if unknown:
+            raise ConfigError(f"--peers: {', '.join(unknown)} is not a {algorithm} peer; "
+                              f"{algorithm} peers: {', '.join(bench_mod.PEERS_BY_ALGORITHM[algorithm])}")
+    fixed = None
+    if args.config:  # read and checked once, before anything is measured
+        fixed = [read_config_file(path) for path in args.config]
+        bad = [c.label for c in fixed if c.algorithm != algorithm]
+        if bad:
+            raise ConfigError(f"--config: {bad[0]} is not an {algorithm} config (use --algorithm "
+                              f"{'sssp' if algorithm == 'bfs' else 'bfs'} or another config)")
+    for out, what in ((args.json, "--json"), (args.plot, "--plot")):
+        if out:
+            import os
+
+            from .errors import FileAccessError
+
+            if not os.path.isdir(os.path.dirname(os.path.abspath(out))):  # say so now, not after measuring
+                raise FileAccessError(out, f"cannot write the {what} file: folder not found")
+    specs = expand_graphs(args.graphs)
+    dev = device_properties()
+    title = (f"autotune bench ({algorithm.upper()}) on {dev['name']} — {args.sources} sources, seed {args.seed}"
+             + ("" if args.no_validate else ", validated"))
+    con = _console()
+    tty = is_tty()
+    results: list = []
+    progress = None
+    interrupted = False
+    try:
+        if tty:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), console=con)
+            progress.start()
+            task = progress.add_task("bench", total=len(specs))
+        for i, spec in enumerate(specs, 1):
+            if progress is not None:
+                progress.update(task, description=f"bench: {spec}")
+            g = _load(spec, args)
+            if fixed is not None:
+                configs = fixed
+            elif args.tune or algorithm == "sssp":  # SSSP: the model's pick (or the Delta rule) by default
+                import warnings
+
+                from ._cli_common import warn_to_stderr
+                from .search import tune
+
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    configs = [tune(g, algorithm=algorithm)]
+                warn_to_stderr(caught)
+            else:
+                from .engine import DEFAULT_CONFIG
+
+                configs = [DEFAULT_CONFIG]
+            r = bench_mod.bench(g, configs, peers=peers, n_sources=args.sources, seed=args.seed,
+                                validate=not args.no_validate, algorithm=algorithm, gap_dir=args.gap_dir,
+                                gap_threads=args.gap_threads, gap_sources=args.gap_sources)
+            results.append(r)
+            if args.json:  # what was measured survives a stopped run
+                bench_mod.write_json(results, args.json, dev, complete=i == len(specs))
+            rows = _bench_rows(r, algorithm)
+            if progress is not None:
+                progress.console.print(_bench_table([r], algorithm, f"{r.graph} ({i}/{len(specs)})"))
+                progress.advance(task)
+            else:
+                for row in rows:
+                    print(_bench_line(i, len(specs), row), flush=True)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if progress is not None:
+            progress.stop()
+    if args.plot and results:
+        bench_mod.plot(results, args.plot)
+    if interrupted:
+        title += f" — interrupted after {len(results)} of {len(specs)} graph(s)"
+    con.print(_bench_table(results, algorithm, title))
+    _bench_notes(con, results)
+    if interrupted:
+        _err(f"interrupted: {len(results)} of {len(specs)} graph(s) measured"
+             + (f"; their results are in {args.json}" if args.json and results else ""))
+        return 130
     return 1 if any(not m.valid for r in results for m in r.measurements) else 0
 
 
+# --------------------------------------------------------------------------------------- compile
+def _timed_call(fn, *args):
+    """``(fn(*args), seconds)``: what a worker process of ``autotune compile`` sends back."""
+    import time
+
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t0
+
+
+def _compile_units(only, algorithm: str) -> list[tuple[str, str]]:
+    """``(kernel file key, algorithm)`` pairs of :data:`autotune._kernels.KERNEL_SOURCES` to compile,
+    the files with the most instantiations first (the longest compiles start first)."""
+    from ._kernels import KERNEL_SOURCES
+    from .errors import InvalidArgumentError
+
+    unknown = [t for t in (only or ()) if t not in KERNEL_SOURCES]
+    if unknown:
+        raise InvalidArgumentError(f"--only: unknown kernel file {unknown[0]!r}; known: {', '.join(KERNEL_SOURCES)}")
+    units = [(t, alg) for t, ks in KERNEL_SOURCES.items() if not only or t in only
+             for alg in ks.names if algorithm == "all" or alg == algorithm]
+    if not units:
+        raise InvalidArgumentError(f"no kernel of {', '.join(only or KERNEL_SOURCES)} is instantiated for {algorithm}")
+    return sorted(units, key=lambda u: -len(KERNEL_SOURCES[u[0]].names[u[1]]))
+
+
+def _cupy_cache_dir() -> str:
+    import os
+
+    return os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
+
+
+def _count_files(folder: str) -> int:
+    import os
+
+    try:
+        return sum(len(files) for _, _, files in os.walk(folder))
+    except OSError:
+        return 0
+
+
+def _cache_check(fn, fn_args) -> float:
+    """Seconds *fn* takes in a new process (CuPy's in-process memo does not count): a module that
+    CuPy's disk cache holds loads in a fraction of its compile time."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as ex:
+        return float(ex.submit(_timed_call, fn, *fn_args).result()[1])
+
+
+def cmd_compile(args) -> int:
+    """``autotune compile``: every kernel module for this GPU into CuPy's on-disk cache (once per
+    machine, so that a first run loads binaries instead of compiling them), several processes at
+    once; with ``--arch`` a check with NVRTC for that architecture instead (no GPU needed, nothing
+    cached)."""
+    import os
+    import time
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from . import _kernels
+    from ._backend import _probe, gpu_available
+    from .errors import AutotuneError, GPUUnavailableError
+
+    units = _compile_units(args.only, args.algorithm)
+    if args.arch:
+        try:
+            import cuda.bindings.nvrtc  # noqa: F401
+        except Exception as exc:
+            raise AutotuneError(f"'autotune compile --arch' compiles with NVRTC from cuda-bindings, which is not "
+                                f"importable ({exc.__class__.__name__}: {exc}); install cuda-bindings and "
+                                f"nvidia-cuda-nvrtc (both in the [test] extra)") from None
+        jobs = [(_kernels.compile_with_nvrtc, (t, arch, alg), f"{t} ({alg}, {arch})")
+                for arch in args.arch for t, alg in units]
+        target, device, cache = "nvrtc", None, None
+    else:
+        if not gpu_available():
+            raise GPUUnavailableError(f"'autotune compile' needs an NVIDIA GPU with CuPy ({_probe()[1]}); "
+                                      f"'autotune compile --arch sm_90' checks every kernel with NVRTC without one "
+                                      f"(nothing is cached)")
+        import cupy
+
+        from ._backend import device_properties
+
+        dev_id = cupy.cuda.Device().id
+        props = device_properties()
+        device = props.get("name")
+        arch = "sm_" + str(props.get("cc", "")).replace(".", "")
+        jobs = [(_kernels.precompile, (t, alg, dev_id), f"{t} ({alg})") for t, alg in units]
+        target, cache = "cupy", _cupy_cache_dir()
+    n_procs = args.jobs or min(len(jobs), os.cpu_count() or 1)
+    n_procs = max(1, min(n_procs, len(jobs)))
+    files_before = _count_files(cache) if cache else 0
+    con = _console()
+    tty = is_tty() and not args.json
+    done: list[dict] = []
+
+    def finished(label, fn_args, result, seconds, error) -> None:
+        rec = {"module": label, "kernel_file": fn_args[0], "seconds": round(seconds, 3), "ok": error is None,
+               "error": error}
+        if target == "nvrtc":
+            rec.update(algorithm=fn_args[2], arch=fn_args[1], cubin_bytes=result)
+        else:
+            rec.update(algorithm=fn_args[1])
+        done.append(rec)
+        line = (f"[{len(done)}/{len(jobs)}] {label}: " + (f"{seconds:.1f} s" if error is None else "FAILED"))
+        if progress is not None:
+            progress.console.print(line)
+            progress.advance(task)
+        elif not args.json:
+            print(line, flush=True)
+
+    progress = None
+    t0 = time.perf_counter()
+    if tty:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=con)
+        progress.start()
+        task = progress.add_task(f"compiling ({n_procs} process{'es' if n_procs > 1 else ''})", total=len(jobs))
+    try:
+        if n_procs == 1:
+            for fn, fn_args, label in jobs:
+                t1 = time.perf_counter()
+                try:
+                    result, error = fn(*fn_args), None
+                except Exception as exc:  # a kernel that does not compile: reported, the others go on
+                    result, error = None, f"{exc.__class__.__name__}: {exc}"
+                finished(label, fn_args, result, time.perf_counter() - t1, error)
+        else:
+            import multiprocessing
+
+            # spawn, not fork: a forked child of a process that touched CUDA cannot use it
+            ex = ProcessPoolExecutor(max_workers=n_procs, mp_context=multiprocessing.get_context("spawn"))
+            try:
+                futures = {ex.submit(_timed_call, fn, *fn_args): (fn_args, label) for fn, fn_args, label in jobs}
+                for fut in as_completed(futures):
+                    fn_args, label = futures[fut]
+                    try:
+                        (result, seconds), error = fut.result(), None
+                    except Exception as exc:
+                        result, seconds, error = None, 0.0, f"{exc.__class__.__name__}: {exc}"
+                    finished(label, fn_args, result, seconds, error)
+            finally:
+                ex.shutdown(wait=True, cancel_futures=True)
+    finally:
+        if progress is not None:
+            progress.stop()
+    wall = time.perf_counter() - t0
+    bad = [d for d in done if not d["ok"]]
+    new_files = (_count_files(cache) - files_before) if cache else None
+    check = None
+    if target == "cupy" and not bad and done and not args.no_check:
+        # does CuPy load these modules from its disk cache? (only CuPy releases with cupy/cupy#9801 and
+        # #10177 keep modules compiled with name expressions; older ones compile them in every process)
+        slowest = max(done, key=lambda d: d["seconds"])
+        fn, fn_args, label = next(j for j in jobs if j[2] == slowest["module"])
+        warm = _cache_check(fn, fn_args)
+        check = {"module": label, "first_s": slowest["seconds"], "new_process_s": round(warm, 3),
+                 "cached": warm < 0.5 * slowest["seconds"] or warm < 0.25}
+    summary = {"target": target, "device": device, "arch": list(args.arch) if args.arch else [arch],
+               "modules": len(done), "failed": len(bad), "seconds": round(wall, 3), "processes": n_procs,
+               "cache_dir": cache, "new_cache_files": new_files, "cache_check": check,
+               "results": sorted(done, key=lambda d: d["module"])}
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    elif target == "cupy":
+        con.print(f"autotune compile: {len(done) - len(bad)} of {len(done)} kernel modules for {device} ({arch}) in "
+                  f"{wall:.1f} s with {n_procs} process{'es' if n_procs > 1 else ''}; CuPy cache {cache} "
+                  f"({new_files} new file(s); set CUPY_CACHE_DIR to move it)"
+                  + ("" if check is None or not check["cached"] else
+                     f"; a new process loads {check['module']} in {check['new_process_s']:.2f} s"))
+    else:
+        con.print(f"autotune compile: {len(done) - len(bad)} of {len(done)} kernel modules compiled with NVRTC for "
+                  f"{', '.join(args.arch)} in {wall:.1f} s with {n_procs} process{'es' if n_procs > 1 else ''} "
+                  f"(a check: nothing cached; run 'autotune compile' on the GPU machine to fill CuPy's cache)")
+    if check is not None and not check["cached"]:
+        import cupy
+
+        print(f"autotune: warning: CuPy {cupy.__version__} compiled {check['module']} again in a new process "
+              f"({check['new_process_s']:.1f} s; {check['first_s']:.1f} s the first time): its disk cache does not "
+              f"keep modules compiled with name expressions, so every run compiles its kernels; a CuPy release with "
+              f"cupy/cupy#10177 keeps them", file=sys.stderr)
+    for d in bad:
+        _err(f"{d['module']}: {d['error']}")
+    return 1 if bad else 0
+
+
 # ------------------------------------------------------------------------------------------ main
+def _arch(text: str) -> str:
+    """An argparse ``type``: a CUDA architecture such as ``sm_90`` (or ``compute_90``)."""
+    import re
+
+    if not re.fullmatch(r"(sm|compute)_\d{2,3}[a-z]?", text):
+        raise argparse.ArgumentTypeError(f"expected an architecture such as sm_80 or sm_90, got {text!r}")
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="autotune", description="Per-graph auto-tuned BFS on NVIDIA GPUs.")
     p.add_argument("--version", action="version", version=f"autotune {__version__}")
@@ -352,7 +620,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def graph_args(sp):
         sp.add_argument("graphs", nargs="+", metavar="GRAPH",
-                        help="file (.txt[.gz] SNAP, .mtx[.gz], .gr) or generator spec, e.g. kron:scale=20")
+                        help="file (.txt[.gz] SNAP, .mtx[.gz], .gr), generator spec (e.g. kron:scale=20) or "
+                             "shared:NAME (a file of the shared graph set, e.g. shared:road-usroads)")
         sp.add_argument("--undirected", action="store_true",
                         help="symmetrize edge lists (SNAP/DIMACS files are read as directed by default)")
         sp.add_argument("--weight-column", type=int, default=None, metavar="N",
@@ -399,6 +668,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also time scipy's CPU BFS (Dijkstra for SSSP) on the same sources (default)")
     sp.add_argument("--trace", action="store_true", help="print the per-level trace of the first source")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    from .cli_batch import add_batch_args
+
+    add_batch_args(sp)
     sp.set_defaults(func=cmd_run)
 
     sp = sub.add_parser("bench", help="autotune vs peers (scipy, cupyx SpMV, cuGraph, GAP) on the same sources")
@@ -425,9 +697,30 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", metavar="FILE", help="write all measurements as JSON")
     sp.add_argument("--plot", metavar="FILE.png", help="write a bar chart of median times")
     sp.set_defaults(func=cmd_bench)
+
+    sp = sub.add_parser("compile", help="compile every kernel for this GPU into CuPy's cache (once per machine), "
+                                        "or check them with NVRTC for --arch")
+    sp.add_argument("--arch", nargs="+", default=None, metavar="SM", type=_arch,
+                    help="compile with NVRTC for these architectures instead, e.g. sm_80 sm_90: a check that needs "
+                         "no GPU and caches nothing")
+    sp.add_argument("--algorithm", choices=["bfs", "sssp", "all"], default="all",
+                    help="the kernels of this traversal only (default: all)")
+    sp.add_argument("--only", nargs="+", default=None, metavar="FILE",
+                    help="only these kernel files (keys of autotune._kernels.KERNEL_SOURCES, e.g. binary_search "
+                         "persistent)")
+    sp.add_argument("--jobs", "-j", type=int_at_least(1), default=None, metavar="N",
+                    help="processes compiling at once (default: one per CPU core, at most one per module)")
+    sp.add_argument("--no-check", action="store_true",
+                    help="skip loading the slowest module again in a new process (the check that CuPy's disk cache "
+                         "keeps these modules)")
+    sp.add_argument("--json", action="store_true", help="print a JSON summary instead of progress and a line")
+    sp.set_defaults(func=cmd_compile)
     from .cli_tuning import register
 
     register(sub)
+    from .cli_batch import register as register_batch
+
+    register_batch(sub)
     return p
 
 

@@ -24,16 +24,11 @@ import math
 import sys
 import warnings
 
-from ._cli_common import dispatch, err as _err, fraction, int_at_least, positive_float
+from ._cli_common import dispatch, err as _err, expand_graphs, fraction, int_at_least, load_graph_arg, positive_float
+from ._cli_common import console as _console
 from ._cli_common import warn_to_stderr as _warn_to_stderr
 
 __all__ = ["register", "build_parser", "main", "cmd_tune", "cmd_sweep", "cmd_retrain"]
-
-
-def _console():
-    from rich.console import Console
-
-    return Console(stderr=False, highlight=False)
 
 
 def _fmt(x, nd: int = 3) -> str:
@@ -58,13 +53,361 @@ def _needs_gpu(what: str, alternative: str) -> bool:
     return True
 
 
+# ------------------------------------------------------------------------------- tune: fast path
+# ``autotune tune GRAPH`` without --trials on a machine without a GPU answers in well under a second:
+# importing scikit-learn (which imports SciPy's stats) to unpickle the forest costs more than a second
+# by itself, so the CLI predicts from a compact NumPy copy of the model's trees kept in autotune's
+# cache folder (``<cache>/models/*.npz``; :func:`autotune.search.cache_dir`). The copy is made after
+# the first prediction that loads the joblib model, and only once it has been checked to give the
+# model's own leaves and choices (the shipped format stays joblib). Whatever the fast path does not
+# cover exactly (a GPU: stored search results and device checks; a model without a valid copy,
+# without metadata, from another scikit-learn version, of another algorithm, or a vote model) goes
+# through :func:`autotune.search.tune_detailed`, as before.
+
+#: Layout version of the compact model copies.
+_COMPACT_FORMAT = 1
+
+#: The shipped model of each algorithm and its environment override, as
+#: :func:`autotune.model.default_model_path` finds them (kept equal by tests/test_cli_output.py:
+#: importing autotune.model imports scikit-learn, which the fast path avoids).
+_MODEL_FILES = {"bfs": "bfs_h100.joblib", "sssp": "sssp_h200.joblib"}
+_MODEL_ENV = {"bfs": "AUTOTUNE_MODEL", "sssp": "AUTOTUNE_SSSP_MODEL"}
+
+
+def _default_model_path(algorithm: str):
+    """:func:`autotune.model.default_model_path` without importing :mod:`autotune.model`."""
+    import os
+    from pathlib import Path
+
+    env = os.environ.get(_MODEL_ENV[algorithm])
+    if env:
+        p = Path(env).expanduser()
+        return p if os.path.lexists(p) else None
+    name = _MODEL_FILES[algorithm]
+    here = Path(__file__).resolve().parent
+    for cand in (here / "models" / name, here.parent / "models" / name):
+        if cand.is_file():
+            return cand
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("autotune.models")
+        if spec is not None and spec.submodule_search_locations:
+            for loc in spec.submodule_search_locations:
+                if (Path(loc) / name).is_file():
+                    return Path(loc) / name
+    except (ImportError, ValueError):
+        pass
+    return None
+
+
+def _model_file(model, algorithm: str):
+    """The model file the fast path would load, resolved (None when there is none), and how the
+    slow path names it in its message (the default path, or the --model argument as given)."""
+    import os
+    from pathlib import Path
+
+    path = _default_model_path(algorithm) if model is None else Path(os.fspath(model)).expanduser()
+    if path is None:
+        return None, None
+    where = str(path) if model is None else os.fspath(model)
+    try:
+        return path.resolve(strict=True), where
+    except OSError:
+        return None, where
+
+
+def _compact_key(path) -> list | None:
+    """What a compact copy of the model at *path* must match: the layout, autotune's version, the
+    model file's and its metadata's size and mtime, and those of autotune/model.py,
+    autotune/features.py (a change of the selection or profile code invalidates every copy) and
+    scikit-learn's ``__init__.py`` (another scikit-learn: the copy records the version it was made
+    with, which the model's metadata is compared with)."""
+    import os
+    import stat
+
+    from . import __version__
+
+    here = os.path.dirname(__file__)
+    try:
+        import importlib.util
+
+        sk = importlib.util.find_spec("sklearn")  # finds, does not import
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or sk is None or not sk.origin:
+            return None
+        files = [st, os.stat(path.with_suffix(".json")), os.stat(os.path.join(here, "model.py")),
+                 os.stat(os.path.join(here, "features.py")), os.stat(sk.origin)]
+    except (OSError, ImportError, ValueError):
+        return None
+    return [_COMPACT_FORMAT, __version__] + [x for f in files for x in (f.st_size, f.st_mtime_ns)]
+
+
+def _compact_file(path):
+    import hashlib
+
+    from .search import cache_dir
+
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    return cache_dir() / "models" / f"{path.stem}-{digest}.npz"
+
+
+class _CompactModel:
+    """A selection model's regret decision from NumPy arrays (no scikit-learn): its trees' nodes,
+    the training graphs' leaves and log regrets, the design matrix of its derived features. Made by
+    :func:`_write_compact` only after it reproduced the model's leaves and choices."""
+
+    def __init__(self, z):
+        import json
+
+        self.classes_ = z["classes"]
+        self.feature_names = tuple(str(x) for x in z["feature_names"])
+        self.design = z["design"]
+        self.train_leaves = z["train_leaves"]
+        self.train_log_regret = z["train_log_regret"]
+        self.left, self.right = z["left"], z["right"]
+        self.feature, self.threshold, self.offsets = z["feature"], z["threshold"], z["offsets"]
+        self.label_configs_ = json.loads(str(z["label_configs"]))
+        self.metadata_ = json.loads(str(z["meta"]))
+        self.algorithm = str(z["algorithm"]) or None
+        self.sklearn_version = str(z["sklearn_version"])
+
+    def leaves(self, X):
+        """Leaf (node index) of every row of *X* (model features) in every tree, as ``apply`` does
+        (scikit-learn compares the float32 inputs with the float64 thresholds)."""
+        import numpy as np
+
+        Xd = (np.asarray(X, dtype=np.float64) @ self.design).astype(np.float32)
+        n_trees = self.offsets.size - 1
+        out = np.empty((Xd.shape[0], n_trees), dtype=np.int64)
+        left, right, feat, thr = self.left.tolist(), self.right.tolist(), self.feature.tolist(), self.threshold.tolist()
+        for r in range(Xd.shape[0]):
+            row = Xd[r].tolist()
+            for k in range(n_trees):
+                base = int(self.offsets[k])
+                node = 0
+                while left[base + node] != -1:
+                    node = left[base + node] if row[feat[base + node]] <= thr[base + node] else right[base + node]
+                out[r, k] = node
+        return out
+
+    def predict(self, X):
+        """The label of smallest forest-weighted mean log regret, per row (ties: the first class)."""
+        import numpy as np
+
+        out = []
+        for leaves in self.leaves(X):
+            same = self.train_leaves == leaves[None, :]
+            size = same.sum(axis=0)
+            keep = size > 0
+            w = (same[:, keep] / size[keep]).sum(axis=1)
+            regret = w @ self.train_log_regret / max(w.sum(), 1e-300)
+            out.append(str(self.classes_[int(np.argmin(regret))]))
+        return np.asarray(out)
+
+    def predict_config(self, features):
+        """The config of the predicted label; ValueError when it cannot be rebuilt exactly (the slow
+        path then says why)."""
+        import numpy as np
+
+        from .config import TraversalConfig
+
+        x = features.vector(self.feature_names)
+        if not np.isfinite(x).all():
+            raise ValueError("non-finite features")
+        label = str(self.predict(x[None, :])[0])
+        cfg = TraversalConfig.from_dict(self.label_configs_[label])
+        if cfg.config_id != label:
+            raise ValueError("the config table changed since training")
+        return cfg
+
+
+def _read_compact(path):
+    """The compact copy of the model at *path*, or None (none, stale, unreadable or not usable)."""
+    key = _compact_key(path)
+    if key is None:
+        return None
+    import json
+
+    import numpy as np
+
+    try:
+        with np.load(_compact_file(path), allow_pickle=False) as z:
+            if json.loads(str(z["key"])) != key or not bool(z["ok"]):
+                return None
+            return _CompactModel(z)
+    except Exception:  # missing, partial or foreign file: the slow path answers (and writes a new one)
+        return None
+
+
+def _write_compact(path) -> bool:
+    """Write the compact copy of the model at *path* (loaded through :func:`autotune.model.load_model`,
+    normally from its per-process cache) after checking on random feature rows that it gives the
+    model's own leaves and predictions; a model it cannot reproduce is recorded as such (``ok``
+    false) so that later runs take the slow path at once. Returns whether a usable copy was written.
+    Any failure (an unwritable cache folder) is silent: the copy is an optimisation."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    key = _compact_key(path)
+    if key is None:
+        return False
+    out = _compact_file(path)
+    with warnings.catch_warnings():  # nothing of this is the user's business
+        warnings.simplefilter("ignore")
+        arrays, ok = _compact_arrays(path, key)
+    tmp = None
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=out.stem, suffix=".npz", dir=out.parent)
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, out)
+    except OSError:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        return False
+    return bool(ok)
+
+
+def _compact_arrays(path, key) -> tuple[dict, bool]:
+    """The arrays of the compact copy of the model at *path* and whether it reproduces the model."""
+    import json
+
+    import numpy as np
+
+    arrays: dict = {"key": np.asarray(json.dumps(key)), "ok": np.asarray(False)}
+    try:
+        from .model import load_model, model_algorithm
+
+        m = load_model(path, warn=False)
+        trees = [e.tree_ for e in m.estimator_.estimators_]
+        n = int(m.n_features_in_)
+        design = np.asarray(m._design(np.eye(n)), dtype=np.float64)
+        sizes = [t.node_count for t in trees]
+        arrays.update(
+            classes=np.asarray(m.classes_).astype(str), feature_names=np.asarray(m.feature_names_in_).astype(str),
+            design=design, train_leaves=np.asarray(m.train_leaves_, dtype=np.int64),
+            train_log_regret=np.asarray(m.train_log_regret_, dtype=np.float64),
+            left=np.concatenate([t.children_left for t in trees]).astype(np.int64),
+            right=np.concatenate([t.children_right for t in trees]).astype(np.int64),
+            feature=np.concatenate([t.feature for t in trees]).astype(np.int64),
+            threshold=np.concatenate([t.threshold for t in trees]).astype(np.float64),
+            offsets=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            label_configs=np.asarray(json.dumps(getattr(m, "label_configs_", {}))),
+            meta=np.asarray(json.dumps(getattr(m, "metadata_", {}) or {})),
+            algorithm=np.asarray(model_algorithm(m) or ""), sklearn_version=np.asarray(_installed_sklearn()))
+        ok = (getattr(m, "decision_", "vote") == "regret" and bool(m.metadata_)
+              and arrays["train_leaves"].shape[1] == len(trees))
+        if ok:
+            compact = _CompactModel(arrays)
+            rng = np.random.default_rng(0)
+            lo = np.zeros(n)
+            hi = np.ones(n)
+            for j in range(n):  # each feature over the range its splits cover, and beyond
+                thr = compact.threshold[(compact.feature == j) & (compact.left != -1)]
+                if thr.size:
+                    lo[j], hi[j] = thr.min() - 1.0, thr.max() + 1.0
+            X = rng.uniform(lo, hi, size=(96, n))
+            ok = (np.array_equal(compact.leaves(X), np.asarray(m._leaves(m._design(X))))
+                  and np.array_equal(compact.predict(X), np.asarray(m.predict(X)).astype(str))
+                  and _same_inputs(m, compact))
+        arrays["ok"] = np.asarray(bool(ok))
+    except Exception:  # a model this code cannot copy: record it, the slow path stays
+        return {"key": arrays["key"], "ok": np.asarray(False)}, False
+    return arrays, bool(ok)
+
+
+def _same_inputs(m, compact) -> bool:
+    """Whether the model and its copy read the same feature vector from a profile (two small
+    weighted graphs, one directed)."""
+    import numpy as np
+
+    from .features import profile
+    from .generators import generate
+    from .sweep import attach_weights
+
+    for spec in ("grid:rows=8,cols=9,drop=0.1", "kron:scale=7,edge_factor=4,directed=true"):
+        f = profile(attach_weights(generate(spec, xp=np), "int:1:255"))
+        if not np.array_equal(np.asarray(m.features_row(f), dtype=np.float64)[0],
+                              f.vector(compact.feature_names)):
+            return False
+    return True
+
+
+def _remember_model(model, algorithm: str) -> None:
+    """After a slow-path prediction: write the compact copy of the model used, when it has none."""
+    from ._backend import gpu_available
+
+    if model is False or gpu_available():
+        return
+    path, _ = _model_file(model, algorithm)
+    if path is not None and _read_compact(path) is None:
+        _write_compact(path)
+
+
+def _fast_path(g, args, model):
+    """:func:`autotune.search.tune_detailed`'s answer without a GPU and without --trials, computed
+    without scikit-learn (the rules, or the compact copy of the model), or None when the slow path
+    must answer (see the comment above)."""
+    import time
+
+    from ._backend import gpu_available
+
+    if gpu_available():
+        return None
+    algorithm = args.algorithm
+    mdl = where = None
+    if model is not False:
+        path, where = _model_file(model, algorithm)
+        mdl = _read_compact(path) if path is not None else None
+        if mdl is None or mdl.algorithm not in (None, algorithm):
+            return None
+        if mdl.metadata_.get("sklearn_version") != mdl.sklearn_version:
+            return None  # trained with another scikit-learn than the installed one: the slow path warns
+    from .features import profile
+    from .search import _RULE_TEXT, _TRAIN_HINT, TuneResult
+
+    t0 = time.perf_counter()
+    feats = profile(g)
+    profile_ms = (time.perf_counter() - t0) * 1e3
+    base = dict(graph=g.name, fingerprint=g.fingerprint, features=feats, device=None, profile_ms=profile_ms)
+    t1 = time.perf_counter()
+    if mdl is None:  # --no-model
+        from .sssp_rules import BASELINE_NAMES, baseline_rule
+
+        cfg = baseline_rule(algorithm, feats, None)
+        msg = f"no selection model (disabled): using {_RULE_TEXT[algorithm]}; " + _TRAIN_HINT[algorithm]
+        warnings.warn(msg, UserWarning, stacklevel=2)
+        return TuneResult(cfg, BASELINE_NAMES[algorithm], select_ms=(time.perf_counter() - t1) * 1e3, message=msg,
+                          **base)
+    try:
+        cfg = mdl.predict_config(feats)
+    except Exception:  # the slow path says what is wrong
+        return None
+    if cfg.algorithm != algorithm:
+        return None
+    return TuneResult(cfg, "model", select_ms=(time.perf_counter() - t1) * 1e3,
+                      message=f"predicted by the selection model ({where})", **base)
+
+
+def _installed_sklearn() -> str:
+    """The installed scikit-learn's version (imported: only called while making a copy)."""
+    import sklearn
+
+    return str(sklearn.__version__)
+
+
 # ------------------------------------------------------------------------------------------ tune
 def cmd_tune(args) -> int:
     """``autotune tune``: fast path (profile + model) or, with ``--trials``, an Optuna search."""
     if args.trials is not None and _needs_gpu("autotune tune --trials",
                                               "'autotune tune' without --trials works without one."):
         return 2
-    if args.out and len(args.graphs) > 1:
+    graphs = expand_graphs(args.graphs)  # shared:NAME (and shared: globs) resolved first
+    if args.out and len(graphs) > 1:
         _err("--out writes one config: give a single GRAPH")
         return 2
     if args.out:
@@ -75,23 +418,22 @@ def cmd_tune(args) -> int:
         folder = os.path.dirname(os.path.abspath(args.out))
         if not os.path.isdir(folder):  # say so now, not after the search
             raise FileAccessError(args.out, "cannot write the config file (--out): folder not found")
-    from .graph import load_graph
-    from .search import tune_detailed
 
     model = False if args.no_model else (args.model or None)
     results = []
-    for spec in args.graphs:
-        g = load_graph(spec, directed=False if args.undirected else None, weight_column=args.weight_column)
-        if args.weights:
-            from .sweep import attach_weights
-
-            g = attach_weights(g, args.weights)
+    for spec in graphs:
+        g = load_graph_arg(spec, args)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            res = tune_detailed(g, args.trials, algorithm=args.algorithm, storage=args.storage, study_name=args.study,
-                                timeout=args.timeout,
-                                retune=args.retune, model=model, n_sources=args.sources, seed=args.seed,
-                                log=args.log, progress=not args.json)
+            res = _fast_path(g, args, model) if args.trials is None else None
+            if res is None:
+                from .search import tune_detailed
+
+                res = tune_detailed(g, args.trials, algorithm=args.algorithm, storage=args.storage,
+                                    study_name=args.study, timeout=args.timeout, retune=args.retune, model=model,
+                                    n_sources=args.sources, seed=args.seed, log=args.log, progress=not args.json)
+                if args.trials is None and res.method == "model":
+                    _remember_model(model, args.algorithm)
         _warn_to_stderr(caught)
         results.append(res)
     if args.out:
@@ -105,7 +447,8 @@ def cmd_tune(args) -> int:
 
     t = Table(title="autotune tune" + (f" — search, {args.trials} trials" if args.trials else " — fast path"))
     for c in ("graph", "method", "config", "config_id", "profile ms", "select ms", "best ms", "study / trials"):
-        t.add_column(c, justify="right" if "ms" in c else "left")
+        t.add_column(c, justify="right" if "ms" in c else "left",
+                     overflow="fold" if c in ("graph", "config", "config_id") else "ellipsis")
     for r in results:
         study = f"{r.study} ({r.n_trials})" if r.study else "-"
         t.add_row(r.graph, r.method, r.config.label, r.config.config_id, _fmt(r.profile_ms, 1), _fmt(r.select_ms, 1),
@@ -129,8 +472,8 @@ def cmd_sweep(args) -> int:
         return 2
     from .sweep import sweep
 
-    res = sweep(args.graphs or None, configs=args.configs, out=args.out, n_sources=args.sources, seed=args.seed,
-                progress=not args.json, corpus=args.corpus, validate_sources=args.validate_sources,
+    res = sweep(expand_graphs(args.graphs) or None, configs=args.configs, out=args.out, n_sources=args.sources,
+                seed=args.seed, progress=not args.json, corpus=args.corpus, validate_sources=args.validate_sources,
                 retry_invalid=args.retry_invalid, undirected=args.undirected, algorithm=args.algorithm,
                 weights=args.weights)
     summary = {"out": res.out, "n_measured": res.n_measured, "n_skipped": res.n_skipped, "n_invalid": res.n_invalid,
@@ -147,7 +490,8 @@ def cmd_sweep(args) -> int:
         t = Table(title=f"autotune sweep → {res.out}: {res.n_measured} measured, {res.n_skipped} already logged, "
                         f"{res.n_invalid} invalid")
         for c in ("graph", "vertices", "edges", "fastest config (this run)", "median ms", "GTEPS"):
-            t.add_column(c, justify="left" if c in ("graph", "fastest config (this run)") else "right")
+            t.add_column(c, justify="left" if c in ("graph", "fastest config (this run)") else "right",
+                         overflow="fold" if c in ("graph", "fastest config (this run)") else "ellipsis")
         for g in res.graphs:
             b = best.get(g["fingerprint"])
             t.add_row(g["name"], _fmt(g["n_vertices"]), _fmt(g["n_edges"]),
@@ -200,7 +544,7 @@ def cmd_retrain(args) -> int:
                     f"{meta['device'].get('name')} "
                     f"(time of the chosen config / time of the best; 1.000 = best)")
     for c in ("method", "geomean", "worst", "within 5% of best", "graphs", "invalid picks"):
-        t.add_column(c, justify="left" if c == "method" else "right")
+        t.add_column(c, justify="left" if c == "method" else "right", overflow="fold" if c == "method" else "ellipsis")
     for row in regret_rows(meta["cv"]):
         t.add_row(row["title"], _fmt(row["geomean"]), _fmt(row["worst"]),
                   "-" if row["within_5pct"] is None else f"{100 * row['within_5pct']:.0f}%", _fmt(row["n_graphs"]),

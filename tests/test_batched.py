@@ -71,3 +71,18 @@ def test_locality_order_is_a_permutation():
     g = _graph(True)
     order = locality_order(g)
     assert sorted(order.tolist()) == list(range(g.n_vertices))
+
+
+def test_cli_batched_verbs_without_gpu_exit_2(capsys, monkeypatch):
+    import autotune._backend as backend
+    from autotune.cli import build_parser, main
+
+    monkeypatch.setattr(backend, "gpu_available", lambda: False)
+    assert main(["closeness", "kron:scale=6"]) == 2
+    assert "needs an NVIDIA GPU" in capsys.readouterr().err
+    assert main(["run", "kron:scale=6", "--sources", "10", "--batch"]) == 2
+    args = build_parser().parse_args(["closeness", "g.mtx", "--sources", "5", "--width", "1024", "--out", "x.csv",
+                                      "--no-wf-improved"])
+    assert (args.sources, args.width, args.out, args.no_wf_improved) == (5, 1024, "x.csv", True)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["closeness", "g.mtx", "--width", "100"])

@@ -247,3 +247,22 @@ def test_tune_batch_returns_a_measured_config():
     best, rows = tune_batch(g, 256, configs=[BatchConfig(width=64), BatchConfig(width=256, direction="push")])
     assert best in (BatchConfig(width=64), BatchConfig(width=256, direction="push"))
     assert len(rows) == 2 and all(ms > 0 for _c, ms in rows)
+
+
+def test_cli_batched_run_and_closeness(tmp_path, capsys):
+    import json as _json
+
+    from autotune.batched import closeness_centrality
+    from autotune.cli import main
+    from autotune.graph import load_graph
+
+    assert main(["run", "kron:scale=10,edge_factor=8", "--sources", "300", "--batch", "--validate", "--json"]) == 0
+    out = _json.loads(capsys.readouterr().out)
+    assert out[0]["sources"] == 300 and out[0]["validated"]
+    f = tmp_path / "c.npy"
+    assert main(["closeness", "kron:scale=10,edge_factor=8", "--out", str(f)]) == 0
+    want = closeness_centrality(load_graph("kron:scale=10,edge_factor=8"))
+    np.testing.assert_allclose(np.load(f), want, rtol=1e-12)
+    g = tmp_path / "c.csv"
+    assert main(["closeness", "kron:scale=10,edge_factor=8", "--sources", "50", "--out", str(g), "--json"]) == 0
+    assert len(g.read_text().splitlines()) == 51
