@@ -466,7 +466,7 @@ def closeness_centrality(graph, sources=None, *, wf_improved: bool = True, confi
         Cuthill-McKee) so each batch's frontiers overlap; the result follows *sources*' order.
     wf_improved : bool
     config : BatchConfig, optional
-        Default: width 512, push/pull (see :func:`tune_batch` to pick per graph).
+        Default: width 2048 (fewer for fewer sources), push/pull (see :func:`tune_batch` to pick per graph).
     progress : callable, optional
         ``progress(done, total)`` after each batch is queued.
 
@@ -489,8 +489,11 @@ def closeness_centrality(graph, sources=None, *, wf_improved: bool = True, confi
     else:
         src = _as_sources(graph, sources)
         order = None
-    cfg = config if config is not None else BatchConfig(width=512 if len(src) >= 512 else
-                                                        default_batch_config(graph, len(src)).width)
+    # all-vertex runs: the widest batch (on road-usroads, H200: 2048 -> 5.8 s, 512 -> 8.0 s, 256 -> 11.9 s)
+    w = 64
+    while w < min(len(src), 2048):
+        w *= 2
+    cfg = config if config is not None else BatchConfig(width=w)
     eng = _engine(graph, cfg, reverse=graph.directed)
     res = eng.run(src, distances=False, progress=progress)
     c = closeness_from_reductions(n, res.reached, res.distance_sums, wf_improved)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
@@ -55,7 +56,7 @@ class _Progress:
         pct = int(10 * done / max(total, 1))
         if pct != self.last:
             self.last = pct
-            print(f"{self.what}: {done:,} / {total:,} sources queued", flush=True)
+            print(f"{self.what}: {done:,} / {total:,} sources queued", file=sys.stderr, flush=True)
 
 
 def _gpu_or_exit(verb: str) -> bool:
@@ -172,7 +173,7 @@ def register(sub) -> None:
                     help="only this many vertices (seeded sample; default: every vertex)")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--width", type=int, choices=list(BATCH_WIDTHS), default=None,
-                    help="sources per batched traversal (default 512)")
+                    help="sources per batched traversal (default 2048, or fewer for fewer sources)")
     sp.add_argument("--no-wf-improved", action="store_true",
                     help="NetworkX's wf_improved=False (no Wasserman-Faust scaling by the reachable share)")
     sp.add_argument("--out", help="write the values: .npy, .csv, .tsv or .json (vertex ids as in the file)")
