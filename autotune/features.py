@@ -6,11 +6,15 @@ degree, average eccentricity / BFS depth), plus degree percentiles, leaf and iso
 the maximum sampled BFS depth.
 
 Cost. Every degree statistic comes from one histogram of the out-degrees (``xp.bincount``, O(n)),
-computed on the GPU when the graph is there; the histogram (length max degree + 1) is brought to
+and the in-degree statistics from one of the in-degrees (``xp.bincount`` of the column indices,
+O(m)), computed on the GPU when the graph is there; the histogram (length max degree + 1) is brought to
 the host and the statistics are computed from it with exact integer arithmetic. No sort of the
 degree array is needed (the sorted sequence is the histogram), and the values are bit-identical
-on NumPy and CuPy. The BFS depths take ``n_sources`` traversals: on the GPU via
-``autotune.engine.bfs_depths``, on the CPU via SciPy (:mod:`autotune.reference`).
+on NumPy and CuPy. The BFS depths take ``n_sources`` traversals: on the GPU one batched traversal
+(:func:`autotune.batched.run_batch`), on the CPU via SciPy (:mod:`autotune.reference`); the same
+traversals give the reached vertices and their out-edges (integer counts, the same on both). The
+reciprocity binary-searches the reverse of every edge (at most :data:`RECIPROCITY_SAMPLE` edges,
+drawn on the host with the profile's seed, so both backends test the same edges).
 
 Weighted graphs (``CSRGraph.weights``) add the weight statistics of :func:`weight_statistics`
 (mean, std, max, min, integer or float), which the SSSP selection model reads
@@ -31,10 +35,13 @@ from ._backend import gpu_available, to_host, xp_of
 from .errors import InvalidArgumentError
 
 __all__ = ["GraphFeatures", "FEATURE_NAMES", "WEIGHT_FEATURE_NAMES", "SSSP_FEATURE_NAMES", "LOG_SCALED_FEATURES",
-           "profile", "sample_sources", "weight_statistics"]
+           "profile", "sample_sources", "weight_statistics", "DIRECTED_FEATURE_NAMES", "FEATURE_NAMES_V2",
+           "SSSP_FEATURE_NAMES_V2", "FEATURE_ALIASES", "RECIPROCITY_SAMPLE", "reciprocity"]
 
-#: Names of the entries of :meth:`GraphFeatures.vector`, in order (``profile_ms`` is a cost, not a
-#: graph property, and is left out; ``directed`` is encoded 1.0 / 0.0).
+#: The profile the shipped models (``models/bfs_h100``, ``models/sssp_h200``) were trained on, in order
+#: (``profile_ms`` is a cost, not a graph property, and is left out; ``directed`` is encoded 1.0 /
+#: 0.0). ``isolated_fraction`` is the old name of ``sink_fraction`` (:data:`FEATURE_ALIASES`), kept
+#: here so that those models get exactly the inputs they were trained with.
 FEATURE_NAMES: tuple[str, ...] = (
     "n_vertices", "n_edges", "directed",
     "degree_mean", "degree_std", "degree_gini", "degree_max", "degree_min",
@@ -42,13 +49,42 @@ FEATURE_NAMES: tuple[str, ...] = (
     "eccentricity_mean", "eccentricity_max",
 )
 
+#: Old feature names read as their current ones (logs and models of earlier releases).
+FEATURE_ALIASES: dict[str, str] = {"isolated_fraction": "sink_fraction"}
+
+#: Features that separate directed, sink-heavy and small graphs (profiled since this release; logs
+#: of earlier releases lack them, see :meth:`GraphFeatures.vector`):
+#:
+#: ``reciprocity``
+#:     share of the stored edges ``(u, v)`` whose reverse ``(v, u)`` is stored too (1 undirected);
+#: ``in_degree_std``, ``in_degree_gini``, ``in_degree_max``, ``in_zero_fraction``
+#:     the in-degree distribution (equal to the out-degree's for an undirected graph);
+#:     ``in_zero_fraction`` is the share of vertices no edge points to;
+#: ``reach_mean``
+#:     mean share of the vertices a BFS from a sampled source reaches (1 on a strongly connected
+#:     graph; small when most sources run into sinks after a few levels);
+#: ``level_vertices_mean``, ``level_edges_mean``
+#:     mean over the sampled sources of the reached vertices, and of their out-edges, per BFS
+#:     level: the frontier and the work of a typical level, measured rather than inferred from the
+#:     graph's size (which overstates both when a BFS reaches a small part of the graph).
+DIRECTED_FEATURE_NAMES: tuple[str, ...] = (
+    "reciprocity", "in_degree_std", "in_degree_gini", "in_degree_max", "in_zero_fraction",
+    "reach_mean", "level_vertices_mean", "level_edges_mean",
+)
+
+#: The profile models trained from logs of this release read: :data:`FEATURE_NAMES` under the
+#: current names (``sink_fraction``) plus :data:`DIRECTED_FEATURE_NAMES`.
+FEATURE_NAMES_V2: tuple[str, ...] = tuple(FEATURE_ALIASES.get(k, k) for k in FEATURE_NAMES) + DIRECTED_FEATURE_NAMES
+
 #: Heavy-tailed features that :meth:`GraphFeatures.vector` reports as ``log1p(value)``: sizes,
-#: degree scale (mean, std, max, percentiles), BFS depths and the weight scale (mean, std, max, min).
-#: Fractions, Gini, ``degree_min``, ``directed`` and the two weight flags stay linear.
+#: degree scale (mean, std, max, percentiles; in-degree std and max), BFS depths, the vertices and
+#: edges per level, and the weight scale (mean, std, max, min). Fractions, Gini, reciprocity,
+#: ``degree_min``, ``directed`` and the two weight flags stay linear.
 LOG_SCALED_FEATURES: frozenset[str] = frozenset({
     "n_vertices", "n_edges", "degree_mean", "degree_std", "degree_max",
     "degree_p50", "degree_p90", "degree_p99", "eccentricity_mean", "eccentricity_max",
     "weight_mean", "weight_std", "weight_max", "weight_min",
+    "in_degree_std", "in_degree_max", "level_vertices_mean", "level_edges_mean",
 })
 
 #: Edge-weight statistics (SSSP models only; :data:`FEATURE_NAMES`, what the BFS models were trained
@@ -58,11 +94,18 @@ WEIGHT_FEATURE_NAMES: tuple[str, ...] = (
     "weighted", "weight_integer", "weight_mean", "weight_std", "weight_max", "weight_min",
 )
 
-#: The inputs of the SSSP selection model: the profile of :data:`FEATURE_NAMES` plus the weights'.
+#: The inputs of the shipped SSSP selection model: the profile of :data:`FEATURE_NAMES` plus the weights'.
 SSSP_FEATURE_NAMES: tuple[str, ...] = FEATURE_NAMES + WEIGHT_FEATURE_NAMES
 
-#: Every name :meth:`GraphFeatures.vector` accepts.
-ALL_FEATURE_NAMES: tuple[str, ...] = SSSP_FEATURE_NAMES
+#: The SSSP inputs of models trained from logs of this release: :data:`FEATURE_NAMES_V2` plus the weights'.
+SSSP_FEATURE_NAMES_V2: tuple[str, ...] = FEATURE_NAMES_V2 + WEIGHT_FEATURE_NAMES
+
+#: Every name :meth:`GraphFeatures.vector` accepts (aliases included).
+ALL_FEATURE_NAMES: tuple[str, ...] = SSSP_FEATURE_NAMES_V2 + tuple(FEATURE_ALIASES)
+
+#: Edges whose reverse the reciprocity looks up: every edge of a graph with at most this many, else
+#: this many drawn uniformly (with replacement, seeded): a standard error below 0.001.
+RECIPROCITY_SAMPLE = 1 << 18
 
 #: Significant digits kept of the float-weight statistics: float64 sums of the same values on the
 #: CPU (pairwise) and on the GPU (tree reduction) may differ in the last bits; rounded, both
@@ -79,7 +122,8 @@ _PERCENTILES = (("degree_p50", 50), ("degree_p90", 90), ("degree_p99", 99))
 class GraphFeatures:
     """Structural features of a graph, as computed by :func:`profile`.
 
-    All degrees are out-degrees (for an undirected graph, stored both ways, out-degree = degree).
+    Degrees are out-degrees unless named ``in_degree_*`` (for an undirected graph, stored both ways,
+    out-degree = in-degree = degree).
 
     Parameters
     ----------
@@ -103,13 +147,29 @@ class GraphFeatures:
         Share of vertices with out-degree <= 1, in [0, 1].
     degree_p50, degree_p90, degree_p99 : float
         50th, 90th and 99th percentiles of the out-degree (edges), NumPy's ``'linear'`` method.
-    isolated_fraction : float
-        Share of vertices with out-degree 0, in [0, 1].
     eccentricity_mean : float
         Mean BFS depth (largest distance reached, in levels/edges) over the sampled sources; an
         estimate of the average eccentricity of Table 1. 0 when no vertex has an out-edge.
     eccentricity_max : int
         Largest BFS depth over the sampled sources (levels), a lower bound of the diameter.
+    sink_fraction : float
+        Share of vertices with out-degree 0 (sinks), in [0, 1]. Required; may be given under its
+        old name ``isolated_fraction`` (:data:`FEATURE_ALIASES`), which stays readable as an
+        attribute.
+    reciprocity : float, optional
+        Share of the stored edges whose reverse is stored too, in [0, 1] (:func:`reciprocity`).
+    in_degree_std, in_degree_gini : float, optional
+        Standard deviation and Gini coefficient of the in-degree (as for the out-degree).
+    in_degree_max : int, optional
+        Largest in-degree.
+    in_zero_fraction : float, optional
+        Share of vertices with in-degree 0.
+    reach_mean : float, optional
+        Mean over the sampled sources of (vertices reached, source included) / ``n_vertices``; 0
+        without sources.
+    level_vertices_mean, level_edges_mean : float, optional
+        Mean over the sampled sources of the reached vertices, and of the sum of their
+        out-degrees, divided by the BFS's levels (depth + 1); 0 without sources.
     weighted : bool
         Whether the graph carries edge weights (``CSRGraph.weights is not None``). Default False.
     weight_integer : bool
@@ -122,6 +182,9 @@ class GraphFeatures:
         Largest and smallest edge weight (1 and 1 unweighted; 0 without edges).
     profile_ms : float
         Wall-clock cost of profiling, in milliseconds (not a model feature).
+
+    The :data:`DIRECTED_FEATURE_NAMES` are None in a profile read from a log of an earlier release
+    (:meth:`to_dict` leaves them out; :meth:`vector` refuses to make them up).
     """
 
     n_vertices: int
@@ -136,9 +199,17 @@ class GraphFeatures:
     degree_p50: float
     degree_p90: float
     degree_p99: float
-    isolated_fraction: float
     eccentricity_mean: float
     eccentricity_max: int
+    sink_fraction: float | None = None
+    reciprocity: float | None = None
+    in_degree_std: float | None = None
+    in_degree_gini: float | None = None
+    in_degree_max: int | None = None
+    in_zero_fraction: float | None = None
+    reach_mean: float | None = None
+    level_vertices_mean: float | None = None
+    level_edges_mean: float | None = None
     weighted: bool = False
     weight_integer: bool = True
     weight_mean: float = 1.0
@@ -146,14 +217,30 @@ class GraphFeatures:
     weight_max: float = 1.0
     weight_min: float = 1.0
     profile_ms: float = 0.0
+    isolated_fraction: dataclasses.InitVar[float | None] = None
+
+    def __post_init__(self, isolated_fraction):
+        sink = self.sink_fraction
+        if sink is None:
+            if isolated_fraction is None:
+                raise InvalidArgumentError("GraphFeatures: missing 'sink_fraction' (or its old name "
+                                           "'isolated_fraction')")
+            sink = float(isolated_fraction)
+            object.__setattr__(self, "sink_fraction", sink)
+        elif isolated_fraction is not None and float(isolated_fraction) != float(sink):
+            raise InvalidArgumentError(f"GraphFeatures: sink_fraction={sink!r} and its old name "
+                                       f"isolated_fraction={isolated_fraction!r} disagree")
+        object.__setattr__(self, "isolated_fraction", sink)  # the old name stays readable
 
     def to_dict(self) -> dict:
-        """Plain ``dict`` of every field (JSON-serialisable Python scalars)."""
-        return dataclasses.asdict(self)
+        """Plain ``dict`` of every field (JSON-serialisable Python scalars); features that were not
+        profiled (None, see the class notes) are left out."""
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
     @classmethod
     def from_dict(cls, d: dict) -> "GraphFeatures":
-        """Inverse of :meth:`to_dict`.
+        """Inverse of :meth:`to_dict`; also reads the dicts of earlier releases (``isolated_fraction``
+        for ``sink_fraction``, no :data:`DIRECTED_FEATURE_NAMES`).
 
         Raises
         ------
@@ -161,29 +248,46 @@ class GraphFeatures:
             Naming the unknown keys, or the missing required keys.
         """
         fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - set(fields))
+        known = set(fields) | set(FEATURE_ALIASES)
+        unknown = sorted(set(d) - known)
         if unknown:
             raise InvalidArgumentError(f"GraphFeatures.from_dict: unknown key(s) {', '.join(map(repr, unknown))}; "
                              f"known: {', '.join(fields)}")
+        d = dict(d)
+        for old, new in FEATURE_ALIASES.items():
+            if old in d:
+                value = d.pop(old)
+                d.setdefault(new, value)
         missing = [k for k, f in fields.items() if k not in d and f.default is dataclasses.MISSING]
+        if "sink_fraction" not in d:
+            missing.append("sink_fraction")
         if missing:
             raise InvalidArgumentError(f"GraphFeatures.from_dict: missing key(s) {', '.join(map(repr, missing))}")
         conv = {"int": int, "float": float, "bool": bool}
-        return cls(**{k: conv[fields[k].type](v) for k, v in d.items()})
+
+        def convert(k, v):
+            if v is None:
+                return None
+            return conv[str(fields[k].type).split("|")[0].strip()](v)
+
+        return cls(**{k: convert(k, v) for k, v in d.items()})
 
     def vector(self, names=None) -> np.ndarray:
         """Model input: the features *names* (default :data:`FEATURE_NAMES`) as float64.
 
         Features in :data:`LOG_SCALED_FEATURES` (n_vertices, n_edges, degree_mean, degree_std,
-        degree_max, degree_p50/p90/p99, eccentricity_mean, eccentricity_max, and the weight mean,
-        std, max and min) are returned as ``log1p(value)``; ``directed``, ``weighted`` and
-        ``weight_integer`` as 1.0 / 0.0; the rest as is.
+        degree_max, degree_p50/p90/p99, eccentricity_mean, eccentricity_max, in_degree_std,
+        in_degree_max, level_vertices_mean, level_edges_mean, and the weight mean, std, max and min)
+        are returned as ``log1p(value)``; ``directed``, ``weighted`` and ``weight_integer`` as 1.0 /
+        0.0; the rest as is. An old name (:data:`FEATURE_ALIASES`: ``isolated_fraction``) gives the
+        value of the current one.
 
         Parameters
         ----------
         names : sequence of str, optional
             Feature names, in the order wanted: any of :data:`FEATURE_NAMES` (the default, what the
-            BFS models use) and :data:`WEIGHT_FEATURE_NAMES` (:data:`SSSP_FEATURE_NAMES` for SSSP).
+            shipped BFS models use), :data:`FEATURE_NAMES_V2` (with :data:`DIRECTED_FEATURE_NAMES`)
+            and :data:`WEIGHT_FEATURE_NAMES` (:data:`SSSP_FEATURE_NAMES` for SSSP).
 
         Returns
         -------
@@ -192,7 +296,8 @@ class GraphFeatures:
         Raises
         ------
         ValueError
-            Naming an unknown feature.
+            Naming an unknown feature, or one this profile does not hold (read from a log of an
+            earlier release that did not profile it).
         """
         names = FEATURE_NAMES if names is None else tuple(names)
         unknown = [k for k in names if k not in ALL_FEATURE_NAMES]
@@ -201,8 +306,13 @@ class GraphFeatures:
                              f"{', '.join(ALL_FEATURE_NAMES)}")
         out = np.empty(len(names), dtype=np.float64)
         for i, k in enumerate(names):
-            x = float(getattr(self, k))
-            out[i] = math.log1p(x) if k in LOG_SCALED_FEATURES else x
+            key = FEATURE_ALIASES.get(k, k)
+            raw = getattr(self, key)
+            if raw is None:
+                raise InvalidArgumentError(f"feature {k!r} is not in this profile (logged by an earlier release "
+                                           f"that did not compute it); profile the graph again")
+            x = float(raw)
+            out[i] = math.log1p(x) if key in LOG_SCALED_FEATURES else x
         return out
 
 
@@ -231,7 +341,7 @@ def _degree_statistics(degrees) -> dict:
     -------
     dict
         ``degree_mean``, ``degree_std``, ``degree_gini``, ``degree_max``, ``degree_min``,
-        ``leaf_fraction``, ``degree_p50``, ``degree_p90``, ``degree_p99``, ``isolated_fraction``.
+        ``leaf_fraction``, ``degree_p50``, ``degree_p90``, ``degree_p99``, ``sink_fraction``.
     """
     xp = xp_of(degrees)
     n = int(degrees.shape[0])
@@ -260,7 +370,7 @@ def _degree_statistics(degrees) -> dict:
         "degree_max": int(values[-1]),
         "degree_min": int(values[0]),
         "leaf_fraction": int(hist[:2].sum()) / n,
-        "isolated_fraction": int(hist[0]) / n,
+        "sink_fraction": int(hist[0]) / n,
     }
     for name, q in _PERCENTILES:
         stats[name] = _percentile_from_sorted(order_stat, n, q)
@@ -373,12 +483,115 @@ def sample_sources(graph, n_sources: int = 8, seed: int = 0, *, xp=None) -> np.n
     return _sample_from_degrees(graph.out_degrees(xp), n_sources, seed)
 
 
-def _cpu_depths(graph, sources: np.ndarray) -> np.ndarray:
+def _cpu_traversals(graph, sources: np.ndarray, degrees: np.ndarray) -> np.ndarray:
+    """``(depth, vertices reached, out-edges of the reached vertices)`` per source, shape
+    (len(sources), 3), int64: SciPy's BFS on the host."""
     from .reference import _bfs_order_depths, _csgraph
 
     csgraph = _csgraph(graph)
     n = graph.n_vertices
-    return np.array([int(_bfs_order_depths(csgraph, int(s), n)[1].max()) for s in sources], dtype=np.int64)
+    out = np.zeros((len(sources), 3), dtype=np.int64)
+    for i, s in enumerate(sources):
+        order, depth, _ = _bfs_order_depths(csgraph, int(s), n)
+        out[i] = (int(depth.max()), int(order.size), int(degrees[order].sum()))
+    return out
+
+
+def _device_traversals(graph, sources: np.ndarray, degrees) -> np.ndarray:
+    """As :func:`_cpu_traversals`, on the GPU: one batched BFS from every source (the profiler's
+    traversal, :func:`autotune.batched.run_batch`, as :func:`autotune.engine.bfs_depths`), whose
+    per-source eccentricity and reached count are reduced on the device; the out-edges of the
+    reached vertices are summed on the device from the batch's distance rows (int8 for the shallow
+    graphs of a profile: ``n_sources * n_vertices`` bytes)."""
+    from .batched import BatchConfig, run_batch  # GPU only: the CPU path never imports the kernels
+
+    xp = xp_of(degrees)
+    res = run_batch(graph, sources, BatchConfig(width=64), distances=True)
+    out = np.zeros((len(sources), 3), dtype=np.int64)
+    for i in range(len(sources)):
+        mask = xp.asarray(res.distances[i]) >= 0
+        out[i] = (int(res.eccentricity[i]), int(res.reached[i]), int(to_host(degrees[mask].sum())))
+    return out
+
+
+def _csr_arrays(graph, xp):
+    """``(row_offsets, column_indices)`` of *graph* in the array module *xp*."""
+    if xp is xp_of(graph.row_offsets):
+        return graph.row_offsets, graph.column_indices
+    return graph.host() if xp is np else graph.device()
+
+
+#: Salt of the reciprocity's edge sample (keeps it apart from the sources' draw of the same seed).
+_RECIPROCITY_SALT = 0x52454349
+
+
+def reciprocity(graph, *, seed: int = 0, sample: int = RECIPROCITY_SAMPLE, xp=None) -> float:
+    """Share of the stored edges ``(u, v)`` of *graph* whose reverse ``(v, u)`` is stored too.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+        Rows sorted (as every loader and generator builds them).
+    seed : int, default 0
+        Seed of the edge sample (host ``numpy.random.default_rng``, so the same edges are tested on
+        both backends).
+    sample : int, default :data:`RECIPROCITY_SAMPLE`
+        A graph with at most this many edges is counted exactly; a larger one on this many edges
+        drawn uniformly with replacement.
+    xp : module, optional
+        ``numpy`` or ``cupy`` (default: where the graph lives, else CuPy when a GPU is present).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1.0 for an undirected graph (every edge is stored both ways), 0.0 for a directed
+        graph without edges.
+
+    Notes
+    -----
+    Each tested edge's reverse is looked up by a binary search of the sorted row of ``v`` for ``u``,
+    vectorised over the edges (``bit_length(max out-degree) + 1`` passes of gathers and compares, no
+    host synchronisation in between); integer arithmetic only, so NumPy and CuPy agree exactly.
+    """
+    if not graph.directed:
+        return 1.0
+    m = graph.n_edges
+    if m == 0:
+        return 0.0
+    xp = _resolve_xp(graph, xp)
+    ro, ci = _csr_arrays(graph, xp)
+    if m <= sample:
+        idx = xp.arange(m, dtype=np.int64)
+    else:
+        draw = np.sort(np.random.default_rng([int(seed), _RECIPROCITY_SALT]).integers(0, m, size=int(sample)))
+        idx = xp.asarray(draw)
+    u = xp.searchsorted(ro[1:], idx.astype(ro.dtype), side="right").astype(np.int64)  # row (source) of each edge
+    v = ci[idx].astype(np.int64)
+    lo = ro[v].astype(np.int64)
+    end = ro[v + 1].astype(np.int64)
+    hi = end.copy()
+    max_deg = int(to_host((ro[1:] - ro[:-1]).max()))
+    for _ in range(max_deg.bit_length() + 1):  # lower bound of u in column_indices[lo:hi]
+        active = lo < hi
+        mid = (lo + hi) >> 1
+        less = ci[xp.minimum(mid, m - 1)] < u
+        lo = xp.where(active & less, mid + 1, lo)
+        hi = xp.where(active & ~less, mid, hi)
+    found = (lo < end) & (ci[xp.minimum(lo, m - 1)] == u)
+    return int(to_host(found.sum())) / int(idx.shape[0])
+
+
+def _in_degree_statistics(graph, xp, out_stats: dict) -> dict:
+    """The in-degree features (``in_degree_std``, ``in_degree_gini``, ``in_degree_max``,
+    ``in_zero_fraction``): one ``bincount`` of the column indices; an undirected graph's are its
+    out-degree's (*out_stats*)."""
+    if graph.directed:
+        ro, ci = _csr_arrays(graph, xp)
+        st = _degree_statistics(xp.bincount(ci, minlength=graph.n_vertices).astype(np.int64))
+    else:
+        st = out_stats
+    return {"in_degree_std": st["degree_std"], "in_degree_gini": st["degree_gini"],
+            "in_degree_max": st["degree_max"], "in_zero_fraction": st["sink_fraction"]}
 
 
 def _resolve_xp(graph, xp):
@@ -404,9 +617,10 @@ def profile(graph, *, n_sources: int = 8, seed: int = 0, xp=None) -> GraphFeatur
     seed : int
         Seed for drawing the sources.
     xp : module, optional
-        ``cupy`` (GPU: degree histogram on the device, depths through
-        ``autotune.engine.bfs_depths``) or ``numpy`` (CPU: SciPy BFS). Default: CuPy when the graph
-        is on the device or a GPU is present, NumPy otherwise. Both give identical values.
+        ``cupy`` (GPU: degree histograms and the reciprocity on the device, the BFS traversals as one
+        batched traversal, :func:`autotune.batched.run_batch`) or ``numpy`` (CPU: SciPy BFS). Default:
+        CuPy when the graph is on the device or a GPU is present, NumPy otherwise. Both give
+        identical values.
 
     Returns
     -------
@@ -417,7 +631,10 @@ def profile(graph, *, n_sources: int = 8, seed: int = 0, xp=None) -> GraphFeatur
     -----
     Follows Table 1 of Busato & Bombieri, *Efficient load balancing techniques for graph traversal
     applications on GPUs* (avg degree, std, Gini, max degree, avg eccentricity), plus the edge
-    weights' statistics (:func:`weight_statistics`; unit weights when the graph has none).
+    weights' statistics (:func:`weight_statistics`; unit weights when the graph has none), and the
+    :data:`DIRECTED_FEATURE_NAMES`: reciprocity (:func:`reciprocity`), in-degree statistics, and from
+    the same sampled traversals as the depths, the share of vertices reached and the vertices and
+    edges per level.
     """
     t0 = time.perf_counter()
     xp = _resolve_xp(graph, xp)
@@ -425,18 +642,25 @@ def profile(graph, *, n_sources: int = 8, seed: int = 0, xp=None) -> GraphFeatur
     stats = _degree_statistics(degrees)
     sources = _sample_from_degrees(degrees, n_sources, seed)
     if sources.size == 0:
-        depths = np.zeros(0, dtype=np.int64)
+        trav = np.zeros((0, 3), dtype=np.int64)
     elif xp is np:
-        depths = _cpu_depths(graph, sources)
+        trav = _cpu_traversals(graph, sources, degrees)
     else:
-        from .engine import bfs_depths  # GPU only: the CPU path never imports the kernels
-
-        depths = np.asarray(to_host(bfs_depths(graph, sources)), dtype=np.int64)
+        trav = _device_traversals(graph, sources, degrees)
+    depths, reached, reached_edges = trav[:, 0], trav[:, 1], trav[:, 2]
     ecc_mean = float(depths.mean()) if depths.size else 0.0
     ecc_max = int(depths.max()) if depths.size else 0
+    levels = (depths + 1).astype(np.float64)
+    walk = {
+        "reach_mean": float(np.mean(reached / graph.n_vertices)) if depths.size else 0.0,
+        "level_vertices_mean": float(np.mean(reached / levels)) if depths.size else 0.0,
+        "level_edges_mean": float(np.mean(reached_edges / levels)) if depths.size else 0.0,
+    }
+    instats = _in_degree_statistics(graph, xp, stats)
+    recip = reciprocity(graph, seed=seed, xp=xp)
     wstats = weight_statistics(getattr(graph, "weights", None))
     return GraphFeatures(
         n_vertices=graph.n_vertices, n_edges=graph.n_edges, directed=bool(graph.directed),
-        eccentricity_mean=ecc_mean, eccentricity_max=ecc_max,
-        profile_ms=(time.perf_counter() - t0) * 1e3, **stats, **wstats,
+        eccentricity_mean=ecc_mean, eccentricity_max=ecc_max, reciprocity=recip,
+        profile_ms=(time.perf_counter() - t0) * 1e3, **stats, **instats, **walk, **wstats,
     )

@@ -749,6 +749,8 @@ def _spec_size(gen_name: str, v: dict) -> tuple[int, int, bool, int] | None:
     if gen_name in ("kron", "rmat"):
         n = 1 << v["scale"]
         m = v["edge_factor"] * n
+        if d and v.get("reciprocity"):
+            m = int(m * (1 + v["reciprocity"]))
         return n, m, d, 8 * m + 12 * n
     if gen_name == "uniform":
         n = v["n"] if v.get("n") is not None else 1 << v["scale"]
@@ -763,7 +765,14 @@ def _spec_size(gen_name: str, v: dict) -> tuple[int, int, bool, int] | None:
         return n, m, False, 80 * n + 16 * _PAIR_CHUNK
     if gen_name == "powerlaw":
         n = v["n"]
-        return n, int(round(n * v["avg_degree"] if d else n * v["avg_degree"] / 2)), d, 24 * n
+        m = int(round(n * v["avg_degree"] if d else n * v["avg_degree"] / 2))
+        if d and v.get("reciprocity"):
+            m = int(m * (1 + v["reciprocity"]))
+        return n, m, d, 24 * n
+    if gen_name == "bowtie":
+        n = v["n"]
+        m = int(round(n * v["avg_degree"]))
+        return n, int(m * (1 + v["reciprocity"])) + n, True, 24 * n + 32 * m
     if gen_name == "smallworld":
         n = v["n"]
         return n, n * v["k"] // 2, False, 0
@@ -823,9 +832,53 @@ def _check_edges(what: str, n_edges: float) -> None:
         raise GeneratorSpecError(f"{what} would store about {n_edges:,.0f} edges; at most {INT32_MAX:,} (int32 offsets)")
 
 
+#: Salt of the random stream that picks sinks, sources and reciprocated edges (:func:`_direct_edges`):
+#: separate from the structure's stream, so the defaults leave a spec's graph unchanged.
+_DIRECTED_SALT = 0x44495245  # "DIRE"
+
+
+def _check_directed_shape(gen: str, directed: bool, sinks: float, sources: float, reciprocity: float):
+    """Validate the directed-shape parameters of rmat/powerlaw (shares in [0, 1), only when directed)."""
+    sinks = _check_float("sinks", sinks, 0.0, 1.0)
+    sources = _check_float("sources", sources, 0.0, 1.0)
+    reciprocity = _check_float("reciprocity", reciprocity, 0.0, 1.0)
+    if (sinks or sources or reciprocity) and not directed:
+        raise GeneratorSpecError(f"{gen}: sinks, sources and reciprocity shape a directed graph; add directed=true")
+    if sinks + sources >= 1.0:
+        raise GeneratorSpecError(f"{gen}: sinks + sources must be < 1, got {sinks!r} + {sources!r}")
+    return sinks, sources, reciprocity
+
+
+def _direct_edges(src, dst, n: int, seed: int, sinks: float, sources: float, reciprocity: float):
+    """Directed edges reshaped: a share *reciprocity* of them gets its reverse added, then
+    ``round(sinks * n)`` random vertices lose every out-edge and ``round(sources * n)`` others every
+    in-edge. An edge that would leave a sink or enter a source is turned around; one that fits neither
+    way (between two sinks, between two sources, or from a sink to a source) is dropped. Drawn from ``default_rng([seed, _DIRECTED_SALT])`` (host), so the
+    same spec gives the same graph everywhere. Returns host ``(src, dst)`` int32 arrays."""
+    rng = np.random.default_rng([int(seed), _DIRECTED_SALT])
+    src = np.asarray(src, dtype=np.int32)
+    dst = np.asarray(dst, dtype=np.int32)
+    if reciprocity > 0:
+        back = rng.random(src.size) < reciprocity
+        src, dst = np.concatenate([src, dst[back]]), np.concatenate([dst, src[back]])
+    k_sink, k_src = int(round(sinks * n)), int(round(sources * n))
+    if k_sink or k_src:
+        order = rng.permutation(n)
+        sink = np.zeros(n, dtype=bool)
+        source = np.zeros(n, dtype=bool)
+        sink[order[:k_sink]] = True
+        source[order[k_sink:k_sink + k_src]] = True
+        ok = ~sink[src] & ~source[dst]
+        flip = ~ok & ~sink[dst] & ~source[src]
+        keep = ok | flip
+        src, dst = np.where(flip, dst, src)[keep], np.where(flip, src, dst)[keep]
+    return src, dst
+
+
 # ------------------------------------------------------------------------------- R-MAT (noisy)
 def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c: float = 0.15, noise: float = 0.1,
-         seed: int = 0, directed: bool = False, xp=None, weights: str | None = None) -> CSRGraph:
+         seed: int = 0, directed: bool = False, xp=None, weights: str | None = None, sinks: float = 0.0,
+         sources: float = 0.0, reciprocity: float = 0.0) -> CSRGraph:
     """R-MAT graph with tunable skew and per-level noise, ``2**scale`` vertices.
 
     Each of the ``edge_factor * 2**scale`` edges picks, at each of the ``scale`` bit levels, one
@@ -852,13 +905,20 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
     seed : int, default 0
         Random seed (host ``numpy.random.default_rng``: same graph on every backend).
     directed : bool, default False
-        Keep edges directed instead of symmetrizing them.
+        Keep edges directed instead of symmetrizing them. Directed R-MAT graphs have sinks and
+        sources of their own (vertices whose row or column bits were never drawn; more with higher
+        skew and fewer edges) and a low reciprocity.
     xp : module, optional
         ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
     weights : str, optional
         Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
         written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
         weights follow from *seed*. None (default): unweighted.
+    sinks, sources : float, default 0
+        Directed only: shares of the vertices made sinks (no out-edge) and sources (no in-edge), on
+        top of the ones R-MAT makes (:func:`_direct_edges`: their edges are turned around).
+    reciprocity : float, default 0
+        Directed only: share of the edges that also get their reverse edge.
 
     Returns
     -------
@@ -892,12 +952,14 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
         raise GeneratorSpecError(f"noise must be <= min(b, c, (a + d) / 2) = {limit!r} to keep probabilities >= 0, "
                          f"got {noise!r}")
     seed = _check_int("seed", seed, 0)
+    sinks, sources, reciprocity = _check_directed_shape("rmat", directed, sinks, sources, reciprocity)
     n = 1 << scale
     m = edge_factor * n
-    _check_edges("rmat", m * (1 if directed else 2))
+    _check_edges("rmat", m * ((1 + reciprocity) if directed else 2))
     dist = parse_weight_spec(weights)
     spec = _canonical("rmat", dict(scale=scale, edge_factor=edge_factor, a=a, b=b, c=c, noise=noise, seed=seed,
-                                   directed=bool(directed), weights=_weights_text(dist)))
+                                   directed=bool(directed), sinks=sinks, sources=sources, reciprocity=reciprocity,
+                                   weights=_weights_text(dist)))
     rng = np.random.default_rng(seed)
     mu = rng.uniform(-noise, noise, size=scale) if noise > 0 else np.zeros(scale)
     ad = a + d
@@ -921,7 +983,10 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
             t <<= 1
             t += jbit
     perm = rng.permutation(n).astype(np.int32)
-    return _with_weights(_build(perm[src], perm[dst], n, spec, xp, directed), dist, seed)
+    src, dst = perm[src], perm[dst]
+    if sinks or sources or reciprocity:
+        src, dst = _direct_edges(src, dst, n, seed, sinks, sources, reciprocity)
+    return _with_weights(_build(src, dst, n, spec, xp, directed), dist, seed)
 
 
 # ------------------------------------------------------------------------------- random geometric
@@ -1019,7 +1084,8 @@ def geometric(n: int, radius: float, seed: int = 0, xp=None, weights: str | None
 
 # ------------------------------------------------------------------------------- power law
 def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int = 0, directed: bool = False,
-             xp=None, weights: str | None = None) -> CSRGraph:
+             xp=None, weights: str | None = None, sinks: float = 0.0, sources: float = 0.0,
+             reciprocity: float = 0.0) -> CSRGraph:
     """Power-law random graph (Chung–Lu expected-degree model) with degree exponent ``exponent``.
 
     Vertex ``i`` (before a random relabelling) gets the expected degree
@@ -1050,6 +1116,13 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
         Seeded edge-weight distribution: ``"int:LO:HI"`` (e.g. ``"int:1:255"``, GAP's convention, also
         written ``"int"``) or ``"float:LO:HI"`` (float32); see :func:`edge_weights` for how the
         weights follow from *seed*. None (default): unweighted.
+    sinks, sources : float, default 0
+        Directed only: shares of the vertices (random, hubs included) made sinks (no out-edge:
+        a web page without links, a paper citing nothing in the set) and sources (no in-edge: an
+        account nobody mentions); see :func:`_direct_edges`.
+    reciprocity : float, default 0
+        Directed only: share of the edges that also get their reverse edge (a directed Chung-Lu
+        graph has almost none).
 
     Returns
     -------
@@ -1065,11 +1138,13 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
     avg_degree = _check_float("avg_degree", avg_degree, 0.0, float(n - 1), lo_open=True)
     exponent = _check_float("exponent", exponent, 1.5, 10.0, lo_open=True)
     seed = _check_int("seed", seed, 0)
+    sinks, sources, reciprocity = _check_directed_shape("powerlaw", directed, sinks, sources, reciprocity)
     m = int(round(n * avg_degree if directed else n * avg_degree / 2))
-    _check_edges("powerlaw", m * (1 if directed else 2))
+    _check_edges("powerlaw", m * ((1 + reciprocity) if directed else 2))
     dist = parse_weight_spec(weights)
     spec = _canonical("powerlaw", dict(n=n, avg_degree=avg_degree, exponent=exponent, seed=seed,
-                                       directed=bool(directed), weights=_weights_text(dist)))
+                                       directed=bool(directed), sinks=sinks, sources=sources,
+                                       reciprocity=reciprocity, weights=_weights_text(dist)))
     w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
     w *= avg_degree * n / w.sum()
     for _ in range(8):  # cap at n - 1 and rescale the rest to keep the mean
@@ -1089,7 +1164,10 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
         src[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
         dst[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
     perm = rng.permutation(n).astype(np.int32)
-    return _with_weights(_build(perm[src], perm[dst], n, spec, xp, directed), dist, seed)
+    src, dst = perm[src], perm[dst]
+    if sinks or sources or reciprocity:
+        src, dst = _direct_edges(src, dst, n, seed, sinks, sources, reciprocity)
+    return _with_weights(_build(src, dst, n, spec, xp, directed), dist, seed)
 
 
 # ------------------------------------------------------------------------------- small world
@@ -1258,14 +1336,147 @@ def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0,
     return _with_weights(_build(src, dst, n, spec, xp), dist, seed)
 
 
+# ------------------------------------------------------------------------------- web-like bow tie
+#: Group codes of :func:`bowtie`'s vertices.
+_BT_CORE, _BT_IN, _BT_OUT, _BT_TENDRIL, _BT_DISC = 0, 1, 2, 3, 4
+
+#: Allowed directed group pairs of :func:`bowtie` (source group, destination group) -> whether the
+#: pair must follow the DAG order (lower rank to higher) to keep the group acyclic.
+_BT_ALLOWED = {(_BT_CORE, _BT_CORE): False, (_BT_IN, _BT_CORE): False, (_BT_CORE, _BT_OUT): False,
+               (_BT_IN, _BT_IN): True, (_BT_OUT, _BT_OUT): True, (_BT_IN, _BT_OUT): False,
+               (_BT_IN, _BT_TENDRIL): False, (_BT_TENDRIL, _BT_TENDRIL): True, (_BT_TENDRIL, _BT_OUT): False,
+               (_BT_DISC, _BT_DISC): False}
+
+
+def bowtie(n: int, avg_degree: float = 8.0, core: float = 0.3, in_share: float = 0.2, out_share: float = 0.35,
+           exponent: float = 2.3, reciprocity: float = 0.3, seed: int = 0, xp=None,
+           weights: str | None = None) -> CSRGraph:
+    """Web-like directed graph with a bow tie: a strongly connected core, an IN set that reaches it,
+    an OUT set it reaches, tendrils and disconnected pieces (Broder et al., *Graph structure in the
+    Web*, 2000).
+
+    Vertices are split at random into the core (share *core*), IN (*in_share*), OUT
+    (*out_share*) and the rest, half tendrils and half disconnected. ``n * avg_degree`` edges are
+    drawn Chung-Lu style (both endpoints with probability ``∝ w``, ``w_i ∝ (i + 1) ** (-1 /
+    (exponent - 1))`` over a random order of the vertices, as :func:`powerlaw`), then oriented to
+    respect the bow tie: core -> core as drawn, IN -> core, core -> OUT, IN -> OUT (tubes),
+    IN -> tendril, tendril -> OUT, and within IN, OUT and the tendrils from lower to higher rank
+    (acyclic, so none of them joins the core); disconnected vertices keep only their own edges; an
+    edge that fits in neither direction (core and tendril, any group and the disconnected part) is
+    dropped. A share *reciprocity* of the core's edges gets its reverse. Structure edges make the
+    groups what they are: a directed cycle through the core, one edge from every IN vertex to the
+    core, one from the core to every OUT vertex and one from IN to every tendril. The result has
+    many sinks (the end of OUT's and the tendrils' orders), a low reciprocity outside the core, and
+    BFS reaches most of the graph from IN, less from the core and little from OUT.
+
+    Parameters
+    ----------
+    n : int
+        Vertex count, >= 8.
+    avg_degree : float, default 8
+        Drawn edges per vertex (> 0); the structure edges add about one more per vertex.
+    core, in_share, out_share : float, default 0.3, 0.2, 0.35
+        Shares of the vertices in the core (> 0), IN and OUT; their sum must not exceed 1.
+    exponent : float, default 2.3
+        Power-law exponent of the degree weights, in (1.5, 10].
+    reciprocity : float, default 0.3
+        Share of the core's drawn edges that also get their reverse, in [0, 1].
+    seed : int, default 0
+        Random seed (host ``numpy.random.default_rng``: same graph on every backend).
+    xp : module, optional
+        ``numpy`` or ``cupy`` for the CSR arrays; default CuPy when a GPU is available.
+    weights : str, optional
+        Seeded edge-weight distribution (``"int:LO:HI"``, ``"float:LO:HI"``); see
+        :func:`edge_weights`. None (default): unweighted.
+
+    Returns
+    -------
+    CSRGraph
+        Directed; named by its canonical spec, e.g. ``bowtie:n=100000,avg_degree=8``.
+
+    Raises
+    ------
+    ValueError
+        On an out-of-range parameter.
+    """
+    n = _check_int("n", n, 8, 1 << MAX_SCALE)
+    avg_degree = _check_float("avg_degree", avg_degree, 0.0, float(n - 1), lo_open=True)
+    core = _check_float("core", core, 0.0, 1.0, lo_open=True)
+    in_share = _check_float("in_share", in_share, 0.0, 1.0)
+    out_share = _check_float("out_share", out_share, 0.0, 1.0)
+    if core + in_share + out_share > 1.0 + 1e-12:
+        raise GeneratorSpecError(f"core + in_share + out_share must be <= 1, got {core!r} + {in_share!r} + "
+                                 f"{out_share!r}")
+    exponent = _check_float("exponent", exponent, 1.5, 10.0, lo_open=True)
+    reciprocity = _check_float("reciprocity", reciprocity, 0.0, 1.0)
+    seed = _check_int("seed", seed, 0)
+    m = int(round(n * avg_degree))
+    _check_edges("bowtie", m * (1 + reciprocity) + n)
+    dist = parse_weight_spec(weights)
+    spec = _canonical("bowtie", dict(n=n, avg_degree=avg_degree, core=core, in_share=in_share, out_share=out_share,
+                                     exponent=exponent, reciprocity=reciprocity, seed=seed,
+                                     weights=_weights_text(dist)))
+    rng = np.random.default_rng(seed)
+    rank = rng.permutation(n).astype(np.int64)            # vertex -> rank (group and DAG order)
+    n_core = max(1, int(round(core * n)))
+    n_in = int(round(in_share * n))
+    n_out = min(int(round(out_share * n)), n - n_core - n_in)
+    n_tend = (n - n_core - n_in - n_out) // 2
+    bounds = np.cumsum([n_core, n_in, n_out, n_tend])
+    group = np.searchsorted(bounds, rank, side="right").astype(np.int8)
+    # Chung-Lu weights over a random order of the vertices (independent of the groups)
+    w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
+    w = w[rng.permutation(n)]
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    src = np.minimum(np.searchsorted(cdf, rng.random(m), side="right"), n - 1).astype(np.int64)
+    dst = np.minimum(np.searchsorted(cdf, rng.random(m), side="right"), n - 1).astype(np.int64)
+    gs, gd = group[src], group[dst]
+    pair = gs.astype(np.int64) * 8 + gd
+    fwd_ok = np.zeros(64, dtype=bool)
+    ordered = np.zeros(64, dtype=bool)
+    for (a, b), dag in _BT_ALLOWED.items():
+        fwd_ok[a * 8 + b] = True
+        ordered[a * 8 + b] = dag
+    rev_pair = gd.astype(np.int64) * 8 + gs
+    up = rank[src] < rank[dst]
+    keep_fwd = fwd_ok[pair] & (~ordered[pair] | up)
+    keep_rev = ~keep_fwd & fwd_ok[rev_pair] & (~ordered[rev_pair] | ~up)
+    s1 = np.concatenate([src[keep_fwd], dst[keep_rev]])
+    d1 = np.concatenate([dst[keep_fwd], src[keep_rev]])
+    if reciprocity > 0:
+        in_core = (group[s1] == _BT_CORE) & (group[d1] == _BT_CORE)
+        back = in_core & (rng.random(s1.size) < reciprocity)
+        s1, d1 = np.concatenate([s1, d1[back]]), np.concatenate([d1, s1[back]])
+    by_group = [np.flatnonzero(group == k) for k in range(5)]
+    core_v = by_group[_BT_CORE][rng.permutation(by_group[_BT_CORE].size)]
+    extra_s = [core_v]                                    # a cycle through the core: strongly connected
+    extra_d = [np.roll(core_v, -1)]
+    if by_group[_BT_IN].size:                             # every IN vertex reaches the core
+        extra_s.append(by_group[_BT_IN])
+        extra_d.append(core_v[rng.integers(0, core_v.size, by_group[_BT_IN].size)])
+    if by_group[_BT_OUT].size:                            # the core reaches every OUT vertex
+        extra_s.append(core_v[rng.integers(0, core_v.size, by_group[_BT_OUT].size)])
+        extra_d.append(by_group[_BT_OUT])
+    if by_group[_BT_TENDRIL].size and by_group[_BT_IN].size:  # tendrils hang off IN
+        ins = by_group[_BT_IN]
+        extra_s.append(ins[rng.integers(0, ins.size, by_group[_BT_TENDRIL].size)])
+        extra_d.append(by_group[_BT_TENDRIL])
+    src = np.concatenate([s1, *extra_s]).astype(np.int32)
+    dst = np.concatenate([d1, *extra_d]).astype(np.int32)
+    return _with_weights(_build(src, dst, n, spec, xp, directed=True), dist, seed)
+
+
 _GENERATORS.update({
     g.name: g for g in (
         _Generator("rmat", rmat, (
             _Param("scale", int, 16, True), _Param("edge_factor", int, 16, True), _Param("a", float, 0.45),
             _Param("b", float, 0.15), _Param("c", float, 0.15), _Param("noise", float, 0.1),
-            _Param("seed", int, 0), _Param("directed", bool, False), _Param("weights", str, None)),
+            _Param("seed", int, 0), _Param("directed", bool, False), _Param("sinks", float, 0.0),
+            _Param("sources", float, 0.0), _Param("reciprocity", float, 0.0), _Param("weights", str, None)),
             lambda v, xp: rmat(v["scale"], v["edge_factor"], v["a"], v["b"], v["c"], v["noise"], v["seed"],
-                               v["directed"], xp=xp)),
+                               v["directed"], xp=xp, sinks=v["sinks"], sources=v["sources"],
+                               reciprocity=v["reciprocity"])),
         _Generator("geometric", geometric, (
             _Param("n", int, 100_000, True), _Param("radius", float, 0.005, True), _Param("seed", int, 0),
             _Param("weights", str, None)),
@@ -1273,8 +1484,10 @@ _GENERATORS.update({
         _Generator("powerlaw", powerlaw, (
             _Param("n", int, 100_000, True), _Param("avg_degree", float, 8.0, True),
             _Param("exponent", float, 2.5, True), _Param("seed", int, 0), _Param("directed", bool, False),
+            _Param("sinks", float, 0.0), _Param("sources", float, 0.0), _Param("reciprocity", float, 0.0),
             _Param("weights", str, None)),
-            lambda v, xp: powerlaw(v["n"], v["avg_degree"], v["exponent"], v["seed"], v["directed"], xp=xp)),
+            lambda v, xp: powerlaw(v["n"], v["avg_degree"], v["exponent"], v["seed"], v["directed"], xp=xp,
+                                   sinks=v["sinks"], sources=v["sources"], reciprocity=v["reciprocity"])),
         _Generator("smallworld", smallworld, (
             _Param("n", int, 100_000, True), _Param("k", int, 6, True), _Param("p", float, 0.1, True),
             _Param("seed", int, 0), _Param("weights", str, None)),
@@ -1287,6 +1500,12 @@ _GENERATORS.update({
             _Param("n_left", int, 10_000, True), _Param("n_right", int, 100_000, True),
             _Param("avg_degree", float, 8.0, True), _Param("seed", int, 0), _Param("weights", str, None)),
             lambda v, xp: bipartite(v["n_left"], v["n_right"], v["avg_degree"], v["seed"], xp=xp)),
+        _Generator("bowtie", bowtie, (
+            _Param("n", int, 100_000, True), _Param("avg_degree", float, 8.0, True), _Param("core", float, 0.3),
+            _Param("in_share", float, 0.2), _Param("out_share", float, 0.35), _Param("exponent", float, 2.3),
+            _Param("reciprocity", float, 0.3), _Param("seed", int, 0), _Param("weights", str, None)),
+            lambda v, xp: bowtie(v["n"], v["avg_degree"], v["core"], v["in_share"], v["out_share"], v["exponent"],
+                                 v["reciprocity"], v["seed"], xp=xp)),
     )
 })
-__all__ += ["rmat", "geometric", "powerlaw", "smallworld", "cliques", "bipartite"]
+__all__ += ["rmat", "geometric", "powerlaw", "smallworld", "cliques", "bipartite", "bowtie"]

@@ -33,7 +33,23 @@ graphs within 5 % of the best, beside three baselines: the best single fixed con
 training folds), the rules of paper 000's Table 2 (:func:`autotune.table2.table2_rule`), and a
 random pick (expected regret over the configs measured on the graph). A predicted config that was
 not measured on the held-out graph counts as that graph's slowest measured config (pessimistic);
-one that is invalid there counts as infinite regret.
+one that is invalid there counts as infinite regret. A baseline is never estimated: a graph whose
+rule config (or best fixed config) was not measured is reported as missing for that baseline
+(``n_missing``) and left out of its summary; :func:`autotune.sweep.sweep` measures the rule config
+of every graph, so new logs have none missing.
+
+Leave-one-graph-out flatters a corpus of generator families: a neighbour from the same generator
+is always in the training folds. :func:`evaluate` therefore also reports **leave-one-family-out**
+regret (``cv["lofo"]``): every graph of a family (a generator, or the real graphs of one kind,
+:func:`autotune.sweep.graph_family`; logged as ``graph.family`` by the sweep, derived from the
+graph's spec or name for older logs) is predicted by a model trained on the other families only.
+The real graphs get their own summaries (``cv["real"]``), and every summary also counts the
+near-ties: a pick within ``label_tolerance`` of the best (the run-to-run noise the labels already
+treat as ties) is a tie (``n_ties``; ``geomean_ties`` counts such picks as regret 1).
+
+**Models per GPU.** Model files are named ``<algorithm>_<gpu>.joblib`` (``bfs_h100``, ``bfs_h200``,
+``sssp_h200``); :func:`choose_model_file` picks the one of the GPU in use, else one of the same
+architecture (H100 and H200 are both sm_90), else any, with the text of the warning to give once.
 
 **One model per algorithm and GPU family.** BFS and SSSP are separate models, each trained only on
 its own records (log schema 2's ``algorithm``; schema-1 lines are BFS): ``models/bfs_<gpu>.joblib``
@@ -66,7 +82,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from .features import FEATURE_NAMES, GraphFeatures
+from .features import FEATURE_ALIASES, FEATURE_NAMES, GraphFeatures
 
 try:  # scikit-learn is a runtime dependency; the base classes give get_params/clone/score
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -77,7 +93,8 @@ __all__ = [
     "SelectionModel", "retrain", "load_model", "save_model", "default_model_path", "DEFAULT_MODEL_RELPATH",
     "TrainingSet", "build_training_set", "evaluate", "regret_rows", "METADATA_FORMAT", "estimator_from_metadata",
     "metadata_path", "DERIVED_FEATURES", "DECISIONS", "DEFAULT_MODEL_RELPATHS", "MODEL_ENV_VARS", "model_algorithm",
-    "select_algorithm", "default_feature_names",
+    "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
+    "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -389,12 +406,23 @@ def _log_regret_matrix(times: Sequence[Mapping[str, float]], invalid: Sequence[s
     return out
 
 
-def _feature_vector(features, names: Sequence[str]) -> np.ndarray:
+def _known_feature_keys() -> set:
+    """Keys :meth:`GraphFeatures.from_dict` reads: its fields and the old names of
+    :data:`~autotune.features.FEATURE_ALIASES`."""
+    import dataclasses
+
+    return {f.name for f in dataclasses.fields(GraphFeatures)} | set(FEATURE_ALIASES)
+
+
+def _as_graph_features(features) -> GraphFeatures:
     if isinstance(features, GraphFeatures):
-        return features.vector(names)
-    d = dict(features)
-    known = {f for f in GraphFeatures.__dataclass_fields__}
-    return GraphFeatures.from_dict({k: v for k, v in d.items() if k in known}).vector(names)
+        return features
+    known = _known_feature_keys()
+    return GraphFeatures.from_dict({k: v for k, v in dict(features).items() if k in known})
+
+
+def _feature_vector(features, names: Sequence[str]) -> np.ndarray:
+    return _as_graph_features(features).vector(names)
 
 
 # ============================================================================ data
@@ -407,7 +435,9 @@ class TrainingSet:
     X : ndarray, shape (n_graphs, n_features), float64
         Feature vectors (log-scaled as in :meth:`GraphFeatures.vector`).
     graphs : list of dict
-        ``name``, ``fingerprint``, ``spec``, ``features`` (dict) per graph, sorted by fingerprint.
+        ``name``, ``fingerprint``, ``spec``, ``features`` (dict) and ``family`` (the logged
+        ``graph.family``, else :func:`autotune.sweep.graph_family` of the spec and name) per graph,
+        sorted by fingerprint.
     times : list of dict
         Per graph, ``config_id -> median time (ms)`` of its valid measurements (median over
         records when a pair was measured more than once).
@@ -543,6 +573,31 @@ def default_feature_names(algorithm: str = "bfs") -> tuple[str, ...]:
     raise InvalidArgumentError(f"unknown algorithm {algorithm!r}; expected 'bfs' or 'sssp'")
 
 
+def feature_names_v2(algorithm: str = "bfs") -> tuple[str, ...]:
+    """The model inputs of *algorithm* for logs profiled by this release:
+    :data:`~autotune.features.FEATURE_NAMES_V2` (the profile with ``sink_fraction`` and the
+    :data:`~autotune.features.DIRECTED_FEATURE_NAMES`) for BFS, plus the weight statistics for SSSP
+    (:data:`~autotune.features.SSSP_FEATURE_NAMES_V2`).
+
+    Raises
+    ------
+    InvalidArgumentError
+        On an unknown algorithm.
+    """
+    from .features import FEATURE_NAMES_V2, SSSP_FEATURE_NAMES_V2
+
+    default_feature_names(algorithm)  # validates the name
+    return tuple(FEATURE_NAMES_V2 if algorithm == "bfs" else SSSP_FEATURE_NAMES_V2)
+
+
+def _has_features(features, names) -> bool:
+    try:
+        _feature_vector(features, names)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def select_algorithm(records, algorithm: str | None = None) -> tuple[str, list]:
     """The records of one traversal: one model per algorithm is trained on its own records only.
 
@@ -596,7 +651,10 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
         Device name to keep; default the device with the most valid records (a warning names the
         others when several are present).
     feature_names : sequence of str, optional
-        Default :func:`default_feature_names` of the algorithm.
+        Default: :func:`feature_names_v2` of the algorithm when every graph's logged profile holds
+        them (logs of this release), else :func:`default_feature_names` (the profile of the shipped
+        models; earlier logs lack the directed features), with a warning when only some graphs lack
+        them.
     warn : bool
         Warn about records left out (other devices, pruned trials, graphs without a needed
         feature or without a valid measurement).
@@ -616,9 +674,8 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
         When the records mix algorithms and none was chosen, or hold none of *algorithm*.
     """
     algorithm, records = select_algorithm(records, algorithm)
-    if feature_names is None:
-        feature_names = default_feature_names(algorithm)
     from .errors import TrainingDataError
+    from .sweep import graph_family
 
     recs = [r for r in records if not r.pruned]
     if not recs:
@@ -639,12 +696,24 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
     for r in recs:
         g = per_graph.setdefault(r.fingerprint, {"name": r.graph["name"], "fingerprint": r.fingerprint,
                                                  "spec": r.graph.get("spec"), "features": r.features,
+                                                 "family": r.graph.get("family")
+                                                 or graph_family(r.graph["name"], r.graph.get("spec")),
                                                  "t": {}, "bad": set()})
         configs.setdefault(r.config_id, r.config)
         if r.valid:
             g["t"].setdefault(r.config_id, []).append(r.median_ms)
         else:
             g["bad"].add(r.config_id)
+    if feature_names is None:
+        v2 = feature_names_v2(algorithm)
+        usable = [g for g in per_graph.values() if g["t"]]
+        lacking = sum(not _has_features(g["features"], v2) for g in usable)
+        feature_names = v2 if usable and not lacking else default_feature_names(algorithm)
+        if lacking and lacking < len(usable) and warn:
+            warnings.warn(f"{lacking} of {len(usable)} graph(s) were profiled without the directed features "
+                          f"(logged by an earlier release): training on the profile of the shipped models "
+                          f"({len(feature_names)} features); re-sweep them to use all {len(v2)}", UserWarning,
+                          stacklevel=3)
     X, graphs, times, invalid, skipped = [], [], [], [], []
     names = tuple(feature_names)
     for fp in sorted(per_graph):
@@ -658,7 +727,7 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
             skipped.append(f"{g['name']} (features: {exc})")
             continue
         X.append(x)
-        graphs.append({k: g[k] for k in ("name", "fingerprint", "spec", "features")})
+        graphs.append({k: g[k] for k in ("name", "fingerprint", "spec", "features", "family")})
         t = {c: float(np.median(v)) for c, v in g["t"].items()}
         times.append(t)
         invalid.append({c for c in g["bad"] if c not in t})
@@ -690,14 +759,22 @@ def _labels(ts: TrainingSet, idx: Sequence[int], tol: float) -> list[str]:
     return out
 
 
-def _summary(regrets: Sequence[float], within: Sequence[float] | None = None) -> dict:
+def _summary(regrets: Sequence[float], within: Sequence[float] | None = None, *, tol: float = 0.0,
+             n_missing: int = 0, n_unmeasured: int = 0) -> dict:
+    """Geometric mean, worst and share within 5 % of *regrets* (the measured ones: a missing baseline
+    is not in them and only counted, ``n_missing``), plus the near-ties: picks within *tol* of the
+    best count as ties (``n_ties``; ``geomean_ties`` with them as regret 1)."""
     r = np.asarray(regrets, dtype=np.float64)
     finite = np.isfinite(r)
     geo = float(np.exp(np.mean(np.log(r)))) if finite.all() and r.size else None
     worst = float(r.max()) if finite.all() and r.size else None
     share = float(np.mean(within)) if within is not None else float(np.mean(r <= 1.05)) if r.size else None
+    ties = r <= 1.0 + tol + 1e-12
+    tied = np.where(ties, 1.0, r)
+    geo_t = float(np.exp(np.mean(np.log(tied)))) if finite.all() and r.size else None
     return {"geomean": geo, "worst": worst, "within_5pct": share, "n_graphs": int(r.size),
-            "n_invalid": int((~finite).sum())}
+            "n_invalid": int((~finite).sum()), "n_missing": int(n_missing), "n_unmeasured": int(n_unmeasured),
+            "n_ties": int(ties.sum()), "geomean_ties": geo_t}
 
 
 def _best_fixed(ts: TrainingSet, idx: Sequence[int]) -> str:
@@ -717,8 +794,7 @@ def _best_fixed(ts: TrainingSet, idx: Sequence[int]) -> str:
 def _table2_id(ts: TrainingSet, i: int, device: Mapping | None) -> str:
     from .table2 import table2_rule
 
-    feats = {k: v for k, v in ts.graphs[i]["features"].items() if k in GraphFeatures.__dataclass_fields__}
-    return table2_rule(feats, device).config_id
+    return table2_rule(_as_graph_features(ts.graphs[i]["features"]), device).config_id
 
 
 def _rule_id(ts: TrainingSet, i: int, device: Mapping | None) -> tuple[str, str]:
@@ -732,9 +808,93 @@ def _rule_id(ts: TrainingSet, i: int, device: Mapping | None) -> tuple[str, str]
     return BASELINE_NAMES["bfs"], _table2_id(ts, i, device)
 
 
+def _graph_families(ts: TrainingSet) -> list[str]:
+    """The family of every graph of *ts* (its ``family``, else derived from its spec and name)."""
+    from .sweep import graph_family
+
+    return [g.get("family") or graph_family(g.get("name"), g.get("spec")) for g in ts.graphs]
+
+
+def _cross_validate(ts: TrainingSet, folds: Sequence[Sequence[int]], estimator, label_tolerance: float,
+                    random_state: int, decision: str, families: Sequence[str]) -> list[dict]:
+    """Per-graph rows of one cross-validation: each fold's graphs are predicted by a model (and a best
+    fixed config) fitted on the graphs of the other folds. A best fixed config not measured on a
+    held-out graph is ``how: "missing"`` there (a baseline is never estimated); the model's pick is
+    charged the graph's slowest time (``"unmeasured"``, pessimistic)."""
+    n = ts.n_graphs
+    rows: list = [None] * n
+    for fold in folds:
+        held = set(fold)
+        train = [j for j in range(n) if j not in held]
+        preds, fixed = None, None
+        if train:
+            y = _labels(ts, train, label_tolerance)
+            m = SelectionModel(estimator, ts.feature_names, random_state, decision).fit(
+                ts.X[train], y, times=[ts.times[j] for j in train], invalid=[ts.invalid[j] for j in train])
+            preds = [str(p) for p in m.predict(ts.X[list(fold)])]
+            fixed = _best_fixed(ts, train)
+        for k, i in enumerate(fold):
+            row: dict[str, Any] = {"name": ts.graphs[i]["name"], "fingerprint": ts.graphs[i]["fingerprint"],
+                                   "family": families[i], "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
+            if preds is not None:
+                for name, cid in (("model", preds[k]), ("best_fixed", fixed)):
+                    r, how = ts.regret(i, cid)
+                    if how == "unmeasured" and name != "model":
+                        row[name] = {"config_id": cid, "regret": None, "how": "missing"}
+                    else:
+                        row[name] = {"config_id": cid, "regret": _finite_or_none(r), "how": how}
+            rows[i] = row
+    return rows
+
+
+def _rule_and_random(ts: TrainingSet, i: int, row: dict) -> None:
+    """Add the rule baseline (measured, or ``how: "missing"``) and the random pick to *row*."""
+    rule, rid = _rule_id(ts, i, ts.device)
+    r, how = ts.regret(i, rid)
+    if how == "unmeasured":  # never estimated: the graph lacks its baseline measurement
+        row[rule] = {"config_id": rid, "regret": None, "how": "missing"}
+    else:
+        row[rule] = {"config_id": rid, "regret": _finite_or_none(r), "how": how}
+    best = ts.best(i)[1]
+    rs = np.array([t / best for t in ts.times[i].values()])
+    row["random"] = {"regret": float(rs.mean()), "within_5pct": float(np.mean(rs <= 1.05)), "n_configs": int(rs.size)}
+
+
+def _regret_of(entry) -> float:
+    return math.inf if entry["regret"] is None and entry["how"] == "invalid" else entry["regret"]
+
+
+def _summaries(rows: Sequence[dict], idx: Sequence[int], rule_name: str | None, n_folds_ok: bool,
+               tol: float) -> dict:
+    """Summary of every method over the graphs *idx* of *rows*."""
+    out: dict = {}
+    for name in _METHODS:
+        if name in ("table2", "delta_rule") and name != rule_name:
+            continue  # the other algorithm's rule
+        if name in ("model", "best_fixed") and not n_folds_ok:
+            out[name] = None
+            continue
+        if name == "random":
+            out[name] = _summary([rows[i]["random"]["regret"] for i in idx],
+                                 [rows[i]["random"]["within_5pct"] for i in idx], tol=tol)
+            continue
+        entries = [rows[i].get(name) for i in idx]
+        entries = [e for e in entries if e is not None]
+        measured = [e for e in entries if e["how"] != "missing"]
+        out[name] = _summary([_regret_of(e) for e in measured], tol=tol, n_missing=len(entries) - len(measured),
+                             n_unmeasured=sum(e["how"] == "unmeasured" for e in measured))
+    return out
+
+
+#: Sections of :func:`evaluate`'s result that :func:`regret_rows` reads: leave-one-graph-out on every
+#: graph (``"logo"``, ``cv["regret"]``), leave-one-family-out (``"lofo"``), and both on the real
+#: graphs alone (``"real_logo"``, ``"real_lofo"``).
+CV_SECTIONS = ("logo", "lofo", "real_logo", "real_lofo")
+
+
 def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, random_state: int = 0,
-             decision: str = "regret") -> dict:
-    """Leave-one-graph-out regret of the selection model and the three baselines.
+             decision: str = "regret", families: bool = True) -> dict:
+    """Leave-one-graph-out and leave-one-family-out regret of the selection model and the baselines.
 
     Parameters
     ----------
@@ -742,79 +902,142 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
     estimator : sklearn classifier, optional
         As for :class:`SelectionModel`.
     label_tolerance : float, default 0.02
-        Tie tolerance of the labels (fraction of the best time).
+        Tie tolerance of the labels (fraction of the best time); the summaries count picks within it
+        as ties (``n_ties``, ``geomean_ties``).
     random_state : int, default 0
     decision : {"regret", "vote"}, default "regret"
         Decision rule of the model (see :class:`SelectionModel`); the model of each fold gets the
         timings of its training graphs only.
+    families : bool, default True
+        Also run leave-one-family-out (one model per family of :attr:`TrainingSet.graphs`).
 
     Returns
     -------
     dict
-        ``{"method": "leave-one-graph-out", "regret": {method: {"geomean", "worst", "within_5pct",
-        "n_graphs", "n_invalid"}}, "per_graph": [{"name", "fingerprint", "best", "model", ...}]}``
-        for methods ``model``, ``best_fixed``, the rule baseline (``table2`` for BFS, ``delta_rule``
-        for SSSP, :data:`autotune.sssp_rules.BASELINE_NAMES`) and ``random``. ``geomean``/``worst`` are
-        ``None`` when some regret is infinite (an invalid prediction; counted in ``n_invalid``).
-        With a single graph there is nothing to hold out: the model and best-fixed columns are
-        ``None``.
+        ``{"method": "leave-one-graph-out", "regret": {method: summary}, "per_graph": [...],
+        "lofo": {"method": "leave-one-family-out", "n_families", "families": {family: n_graphs},
+        "regret": {method: summary}, "per_graph": [...]}, "real": {"n_graphs", "names", "logo":
+        {method: summary}, "lofo": {method: summary}}, "per_family": {family: {"n_graphs",
+        "logo", "lofo"}}}`` for methods ``model``, ``best_fixed``, the rule baseline (``table2`` for
+        BFS, ``delta_rule`` for SSSP, :data:`autotune.sssp_rules.BASELINE_NAMES`) and ``random``.
+        A summary holds ``geomean``, ``worst``, ``within_5pct``, ``n_graphs`` (graphs measured for
+        that method), ``n_invalid``, ``n_missing`` (graphs without the baseline's measurement: left
+        out, never charged an estimate), ``n_unmeasured`` (model picks not measured on the graph:
+        charged the graph's slowest time), ``n_ties`` and ``geomean_ties``. ``geomean``/``worst``
+        are ``None`` when some regret is infinite (an invalid prediction; counted in
+        ``n_invalid``). With a single graph (or a single family) there is nothing to hold out: the
+        model and best-fixed columns are ``None``.
     """
     n = ts.n_graphs
-    per_graph = []
-    cols: dict[str, list] = {m: [] for m in _METHODS}
-    within_random = []
-    for i in range(n):
-        row: dict[str, Any] = {"name": ts.graphs[i]["name"], "fingerprint": ts.graphs[i]["fingerprint"],
-                               "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
-        train = [j for j in range(n) if j != i]
-        if train:
-            y = _labels(ts, train, label_tolerance)
-            m = SelectionModel(estimator, ts.feature_names, random_state, decision).fit(
-                ts.X[train], y, times=[ts.times[j] for j in train], invalid=[ts.invalid[j] for j in train])
-            pred = str(m.predict(ts.X[i:i + 1])[0])
-            fixed = _best_fixed(ts, train)
-            for name, cid in (("model", pred), ("best_fixed", fixed)):
-                r, how = ts.regret(i, cid)
-                row[name] = {"config_id": cid, "regret": _finite_or_none(r), "how": how}
-                cols[name].append(r)
-        rule, rid = _rule_id(ts, i, ts.device)
-        r, how = ts.regret(i, rid)
-        row[rule] = {"config_id": rid, "regret": _finite_or_none(r), "how": how}
-        cols[rule].append(r)
-        best = ts.best(i)[1]
-        rs = np.array([t / best for t in ts.times[i].values()])
-        row["random"] = {"regret": float(rs.mean()), "within_5pct": float(np.mean(rs <= 1.05)),
-                         "n_configs": int(rs.size)}
-        cols["random"].append(float(rs.mean()))
-        within_random.append(float(np.mean(rs <= 1.05)))
-        per_graph.append(row)
-    regret = {}
+    fam = _graph_families(ts)
     rule_name = _rule_id(ts, 0, ts.device)[0] if n else None
-    for name in _METHODS:
-        if name in ("table2", "delta_rule") and name != rule_name:
-            continue  # the other algorithm's rule
-        if name in ("model", "best_fixed") and n < 2:
-            regret[name] = None
-            continue
-        regret[name] = _summary(cols[name], within_random if name == "random" else None)
-    return {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "decision": decision, "regret": regret,
-            "algorithm": getattr(ts, "algorithm", "bfs"), "per_graph": per_graph}
+    tol = label_tolerance
+    logo_rows = _cross_validate(ts, [[i] for i in range(n)], estimator, tol, random_state, decision, fam)
+    for i, row in enumerate(logo_rows):
+        _rule_and_random(ts, i, row)
+    everything = list(range(n))
+    out = {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "decision": decision,
+           "regret": _summaries(logo_rows, everything, rule_name, n >= 2, tol),
+           "algorithm": getattr(ts, "algorithm", "bfs"), "per_graph": logo_rows}
+    real = [i for i in everything if fam[i].startswith("real-")]
+    out["real"] = {"n_graphs": len(real), "names": [ts.graphs[i]["name"] for i in real],
+                   "logo": _summaries(logo_rows, real, rule_name, n >= 2, tol) if real else None}
+    if not families:
+        return out
+    groups: dict[str, list[int]] = {}
+    for i, f in enumerate(fam):
+        groups.setdefault(f, []).append(i)
+    folds = [groups[f] for f in sorted(groups)]
+    lofo_rows = _cross_validate(ts, folds, estimator, tol, random_state, decision, fam)
+    for i, row in enumerate(lofo_rows):
+        for key in (rule_name, "random"):
+            row[key] = logo_rows[i][key]
+    several = len(groups) >= 2
+    out["lofo"] = {"method": "leave-one-family-out", "n_families": len(groups),
+                   "families": {f: len(groups[f]) for f in sorted(groups)},
+                   "regret": _summaries(lofo_rows, everything, rule_name, several, tol),
+                   "per_graph": lofo_rows}
+    out["real"]["lofo"] = _summaries(lofo_rows, real, rule_name, several, tol) if real else None
+    out["per_family"] = {}
+    for f in sorted(groups):
+        idx = groups[f]
+        out["per_family"][f] = {
+            "n_graphs": len(idx),
+            "logo": (_summaries(logo_rows, idx, rule_name, n >= 2, tol).get("model") or {}).get("geomean"),
+            "lofo": (_summaries(lofo_rows, idx, rule_name, several, tol).get("model") or {}).get("geomean")}
+    return out
 
 
 def _finite_or_none(x: float):
     return float(x) if math.isfinite(x) else None
 
 
-def regret_rows(cv: Mapping) -> list[dict]:
-    """Rows of the regret table, one per method: ``method``, ``title``, ``geomean``, ``worst``,
-    ``within_5pct``, ``n_graphs``, ``n_invalid`` (from :func:`evaluate`'s or the metadata's ``cv``)."""
+def _cv_section(cv: Mapping, section: str) -> Mapping | None:
+    if section == "logo":
+        return cv.get("regret")
+    if section == "lofo":
+        return (cv.get("lofo") or {}).get("regret")
+    if section in ("real_logo", "real_lofo"):
+        return (cv.get("real") or {}).get(section[len("real_"):])
+    raise ValueError(f"unknown section {section!r}; expected one of {', '.join(CV_SECTIONS)}")
+
+
+def regret_rows(cv: Mapping, section: str = "logo") -> list[dict]:
+    """Rows of a regret table, one per method: ``method``, ``title``, ``geomean``, ``worst``,
+    ``within_5pct``, ``n_graphs``, ``n_invalid`` (and, from this release's :func:`evaluate`,
+    ``n_missing``, ``n_unmeasured``, ``n_ties``, ``geomean_ties``) from :func:`evaluate`'s or the
+    metadata's ``cv``.
+
+    Parameters
+    ----------
+    cv : mapping
+    section : {'logo', 'lofo', 'real_logo', 'real_lofo'}, default 'logo'
+        Which table (:data:`CV_SECTIONS`): leave-one-graph-out over every graph (the metadata of
+        every release has it), leave-one-family-out, or either over the real graphs alone. A
+        section the *cv* does not hold (an older model's metadata) gives no rows.
+    """
+    table = _cv_section(cv, section)
     rows = []
+    if not table:
+        return rows
     for name in _METHODS:
-        s = cv["regret"].get(name)
+        s = table.get(name)
         if s is None:
             continue
         rows.append({"method": name, "title": _METHOD_TITLES[name], **s})
     return rows
+
+
+_SECTION_TITLES = {"logo": "leave-one-graph-out, all graphs", "lofo": "leave-one-family-out, all graphs",
+                   "real_logo": "leave-one-graph-out, real graphs only",
+                   "real_lofo": "leave-one-family-out, real graphs only"}
+
+
+def regret_report(cv: Mapping) -> str:
+    """Plain-text regret tables of every section of *cv* (:data:`CV_SECTIONS`) it holds: per method
+    the geometric mean, the worst case, the share within 5 % of the best, the near-ties counted as
+    ties, and the graphs measured / missing (a baseline never measured there)."""
+    def fmt(x, nd=3):
+        return "-" if x is None else f"{x:.{nd}f}"
+
+    lines = []
+    for section in CV_SECTIONS:
+        rows = regret_rows(cv, section)
+        if not rows:
+            continue
+        extra = ""
+        if section == "lofo":
+            extra = f" ({cv['lofo']['n_families']} families)"
+        lines.append(f"{_SECTION_TITLES[section]}{extra}")
+        lines.append(f"  {'method':<58} {'geomean':>8} {'worst':>8} {'<=5%':>5} {'ties':>5} {'geo(ties)':>9} "
+                     f"{'graphs':>6} {'missing':>7}")
+        for r in rows:
+            within = "-" if r.get("within_5pct") is None else f"{100 * r['within_5pct']:.0f}%"
+            lines.append(f"  {r['title']:<58} {fmt(r.get('geomean')):>8} {fmt(r.get('worst')):>8} {within:>5} "
+                         f"{r.get('n_ties', '-'):>5} {fmt(r.get('geomean_ties')):>9} {r.get('n_graphs', '-'):>6} "
+                         f"{r.get('n_missing', 0):>7}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
 
 
 # ============================================================================ retrain / persist
@@ -866,8 +1089,9 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     -------
     SelectionModel
         Fitted on every graph, with ``label_configs_`` and ``metadata_`` (including
-        ``metadata_["algorithm"]`` and the leave-one-graph-out regret table under
-        ``metadata_["cv"]``).
+        ``metadata_["algorithm"]`` and the regret tables of :func:`evaluate` under
+        ``metadata_["cv"]``: leave-one-graph-out in ``cv["regret"]``, leave-one-family-out in
+        ``cv["lofo"]``, the real graphs alone in ``cv["real"]``; :func:`regret_report` prints them).
 
     Raises
     ------
@@ -927,8 +1151,8 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         "logs": [{"path": _rel(f), "sha256": _sha256_file(f)} for f in files],
         "logs_sha256": _logs_digest(files),
         "n_records": ts.n_records, "n_unreadable_lines": read.n_unreadable, "n_graphs": ts.n_graphs,
-        "graphs": [{"name": g["name"], "fingerprint": g["fingerprint"], "spec": g["spec"], "label": lab,
-                    "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
+        "graphs": [{"name": g["name"], "fingerprint": g["fingerprint"], "spec": g["spec"],
+                    "family": g.get("family"), "label": lab, "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
                    for i, (g, lab) in enumerate(zip(ts.graphs, y))],
         "cv": cv,
         "synthetic": synthetic,
@@ -1011,6 +1235,155 @@ def save_model(model: SelectionModel, out) -> Path:
     metadata_path(out).write_text(json.dumps(meta, indent=1, sort_keys=False, allow_nan=False) + "\n")
     _load_cached.cache_clear()
     return out
+
+
+#: CUDA architecture of the NVIDIA GPU models autotune knows, by the tag in their device name (and
+#: in model file names: ``bfs_h200.joblib``). Hopper's H100, H200, H800, H20 and GH200 are sm_90.
+GPU_ARCHITECTURES: dict[str, str] = {
+    "v100": "sm_70", "t4": "sm_75",
+    "a100": "sm_80", "a800": "sm_80", "a30": "sm_80",
+    "a10": "sm_86", "a10g": "sm_86", "a16": "sm_86", "a40": "sm_86", "a2": "sm_86", "a6000": "sm_86",
+    "rtx3090": "sm_86",
+    "l4": "sm_89", "l40": "sm_89", "l40s": "sm_89", "l20": "sm_89", "rtx4090": "sm_89", "rtx6000": "sm_89",
+    "h100": "sm_90", "h200": "sm_90", "h800": "sm_90", "h20": "sm_90", "gh200": "sm_90",
+    "b100": "sm_100", "b200": "sm_100", "gb200": "sm_100", "b300": "sm_100", "gb300": "sm_100",
+}
+
+_GPU_TOKEN = __import__("re").compile(r"[a-z]+\d+[a-z]*")
+
+
+def gpu_tag(device_name: str | None) -> str | None:
+    """The short GPU model tag of a device name, as model files name it: ``"NVIDIA H100 80GB HBM3"``
+    -> ``"h100"``, ``"NVIDIA H200"`` -> ``"h200"``, ``"NVIDIA GeForce RTX 4090"`` -> ``"rtx4090"``.
+    The first token of the name known to :data:`GPU_ARCHITECTURES`, else the first letters+digits
+    token (``"NVIDIA X9"`` -> ``"x9"``), else None."""
+    if not device_name:
+        return None
+    text = str(device_name).lower().replace("rtx ", "rtx").replace("-", " ")
+    tokens = _GPU_TOKEN.findall(text)
+    for t in tokens:
+        if t in GPU_ARCHITECTURES:
+            return t
+    return tokens[0] if tokens else None
+
+
+def gpu_arch(tag: str | None) -> str | None:
+    """The CUDA architecture (``"sm_90"``) of a GPU tag of :func:`gpu_tag`, None when unknown."""
+    return GPU_ARCHITECTURES.get(tag) if tag else None
+
+
+def _model_file_tag(path: Path, algorithm: str) -> str | None:
+    stem = Path(path).stem
+    prefix = f"{algorithm}_"
+    return stem[len(prefix):].lower() if stem.startswith(prefix) and len(stem) > len(prefix) else None
+
+
+def choose_model_file(candidates: Sequence[Path], device_name: str | None, algorithm: str, *,
+                      preferred: str | None = None) -> tuple[Path | None, str | None]:
+    """The model file of *algorithm* for the GPU named *device_name*, and the warning to give (once).
+
+    Model files are named ``<algorithm>_<gpu tag>.joblib`` (``bfs_h100.joblib``, ``bfs_h200.joblib``,
+    ``sssp_h200.joblib``); files of another algorithm or not named so are ignored. Pure: reads no
+    file, only the names.
+
+    Order of choice:
+
+    1. the file of this GPU (same tag, :func:`gpu_tag`): no warning;
+    2. else one of the same architecture (:data:`GPU_ARCHITECTURES`: an H100 model on an H200, both
+       sm_90), with a warning naming both GPUs;
+    3. else any file of the algorithm, with a warning that it was measured on another architecture;
+    4. without a GPU (*device_name* None): the *preferred* file name when among the candidates (the
+       shipped default), else the first; no warning (there is nothing to compare with).
+
+    Among several files of one step, the first in *candidates* order wins (list the installed
+    package's folder before the checkout's).
+
+    Parameters
+    ----------
+    candidates : sequence of Path
+        Model files found (e.g. ``models/*.joblib``).
+    device_name : str or None
+        The current GPU's name (``device_properties()["name"]``), None without a GPU.
+    algorithm : {'bfs', 'sssp'}
+    preferred : str, optional
+        File name to take without a GPU (e.g. ``"bfs_h100.joblib"``).
+
+    Returns
+    -------
+    (Path or None, str or None)
+        The model file (None when no candidate is a model of *algorithm*) and the warning text
+        (None when the file is this GPU's own, or there is no GPU).
+
+    Examples
+    --------
+    >>> files = [Path("models/bfs_h100.joblib"), Path("models/sssp_h200.joblib")]
+    >>> choose_model_file(files, "NVIDIA H100 80GB HBM3", "bfs")
+    (PosixPath('models/bfs_h100.joblib'), None)
+    >>> path, why = choose_model_file(files, "NVIDIA H200", "bfs")
+    >>> path.name, "same architecture (sm_90)" in why
+    ('bfs_h100.joblib', True)
+    """
+    default_feature_names(algorithm)  # validates the name
+    own = [(Path(c), _model_file_tag(Path(c), algorithm)) for c in candidates
+           if Path(c).suffix == ".joblib" and _model_file_tag(Path(c), algorithm)]
+    if not own:
+        return None, None
+    if not device_name:
+        for path, _tag in own:
+            if preferred and path.name == preferred:
+                return path, None
+        return own[0][0], None
+    tag = gpu_tag(device_name)
+    for path, t in own:
+        if t == tag:
+            return path, None
+    arch = gpu_arch(tag)
+    corpus = "models/corpus_sssp.txt" if algorithm == "sssp" else "models/corpus_h200.txt"
+    retrain = (f"sweep this GPU and retrain for a model of its own: 'autotune sweep --corpus {corpus} "
+               f"--configs train --out models/{algorithm}_{tag or 'gpu'}.jsonl"
+               + (" --algorithm sssp" if algorithm == "sssp" else "")
+               + f"' then 'autotune retrain models/{algorithm}_{tag or 'gpu'}.jsonl --out "
+                 f"models/{algorithm}_{tag or 'gpu'}.joblib"
+               + (" --algorithm sssp'" if algorithm == "sssp" else "'"))
+    if arch is not None:
+        for path, t in own:
+            if gpu_arch(t) == arch:
+                return path, (f"no {algorithm} selection model for this GPU ({device_name}); using {path.name}, "
+                              f"trained on the {t.upper()}, of the same architecture ({arch}): its choices were "
+                              f"measured on the other GPU and may not be the fastest here; {retrain}")
+    path, t = own[0]
+    there = f" ({gpu_arch(t)})" if gpu_arch(t) else ""
+    here = f" ({arch})" if arch else ""
+    return path, (f"no {algorithm} selection model for this GPU ({device_name}{here}) nor for its architecture; "
+                  f"using {path.name}, trained on the {t.upper()}{there}: its choices may be far from the fastest "
+                  f"here; {retrain}")
+
+
+_WARNED: set = set()
+
+
+def warn_once(text: str, category=UserWarning, stacklevel: int = 3) -> bool:
+    """Issue *text* as a warning the first time this process asks, never again (e.g. the model
+    choice of :func:`choose_model_file`, asked for at every ``tune``). Returns whether it warned."""
+    if not text or text in _WARNED:
+        return False
+    _WARNED.add(text)
+    warnings.warn(text, category, stacklevel=stacklevel)
+    return True
+
+
+def current_device_name() -> str | None:
+    """The current GPU's name (``device_properties()["name"]``), None without a usable GPU."""
+    from ._backend import gpu_available
+
+    if not gpu_available():
+        return None
+    from ._backend import device_properties
+
+    try:
+        return str(device_properties()["name"])
+    except Exception:  # noqa: BLE001 - a GPU that cannot be queried counts as none
+        return None
 
 
 def default_model_path(algorithm: str = "bfs") -> Path | None:

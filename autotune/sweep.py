@@ -32,14 +32,27 @@ sets never hold a BFS-only value (``direction='push_pull'``, ``duplicate_culling
     ``push_pull`` with its default switch rule, each small-frontier mode and limit. New techniques
     and knobs join automatically.
 
+Baselines are always measured
+-----------------------------
+With a named set (``configs="train"`` etc., ``baselines=None``) every graph also gets its rule
+config measured: paper 000's Table 2 for BFS, paper 003's Delta rule for SSSP
+(:func:`autotune.sssp_rules.baseline_rule`, from the graph's profile and the device), when the set
+does not hold it already. The regret table's rule baseline is then a measurement on every graph,
+never an estimate (:func:`autotune.model.evaluate` reports a graph without it as missing).
+
 Graph lists and corpus files
 ----------------------------
-A corpus file lists one graph per line (a path, a generator spec or ``shared:NAME``, optionally
-followed by `` weights=DIST`` to give an unweighted file seeded weights); ``#`` starts a
-comment (whole line, or after whitespace). ``models/corpus.txt`` is the BFS training corpus,
-``models/corpus_sssp.txt`` the weighted SSSP one (:func:`default_corpus_path`). ``shared:NAME`` (``NAME`` may be a glob such as
-``shared:*.mtx.gz``) names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS``
-or ``<repo>/.graphs`` (first that exists).
+A corpus file lists one graph per line (a path, a generator spec or ``shared:NAME``), optionally
+followed by options (:func:`parse_graph_entry`): `` weights=DIST`` gives an unweighted file seeded
+weights, `` family=NAME`` names the graph's family for leave-one-family-out validation (default
+:func:`graph_family`: the generator's name, or ``real-<kind>`` for a real graph), `` directed=false``
+(or ``true``) reads a file with that direction (an undirected SNAP file that lists both directions).
+``#`` starts a comment (whole line, or after whitespace). ``models/corpus.txt`` is the corpus of the
+shipped H100 BFS model, ``models/corpus_h200.txt`` the wider BFS corpus (directed, small and every
+real graph; :data:`H200_CORPUS`), ``models/corpus_sssp.txt`` the weighted SSSP one
+(:func:`default_corpus_path`). ``shared:NAME`` (``NAME`` may be a glob such as ``shared:*.mtx.gz``)
+names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS`` or
+``<repo>/.graphs`` (first that exists). The sweep logs each graph's family as ``graph.family``.
 """
 from __future__ import annotations
 
@@ -60,7 +73,8 @@ from .logs import LogRecord, LogWriter, make_record, read_log
 __all__ = [
     "sweep", "SweepResult", "portfolio", "grid", "training_set", "resolve_configs", "read_corpus", "resolve_graph_entry",
     "shared_graphs_dirs", "host_device", "ValidatedGPURunner", "default_corpus_path", "sssp_training_set",
-    "CONFIG_SETS", "CORPUS_FILES", "attach_weights", "split_graph_entry",
+    "CONFIG_SETS", "CORPUS_FILES", "attach_weights", "split_graph_entry", "parse_graph_entry", "GraphEntry",
+    "graph_family", "REAL_GRAPH_KINDS", "H200_CORPUS", "baseline_configs",
 ]
 
 #: Names of the config sets :func:`resolve_configs` knows (each for both traversals).
@@ -68,6 +82,26 @@ CONFIG_SETS = ("portfolio", "grid", "train")
 
 #: The committed training corpus of each traversal, relative to ``models/``.
 CORPUS_FILES = {"bfs": "corpus.txt", "sssp": "corpus_sssp.txt"}
+
+#: The BFS corpus for the per-GPU models from the H200 on (relative to ``models/``): 129 graphs, 45 %
+#: directed, 40 % under 2 * 10**5 edges, every real graph of the shared set, families written on
+#: every line; its profile (CPU) is in ``models/corpus_h200_features.tsv``.
+H200_CORPUS = "corpus_h200.txt"
+
+#: Kind of each real graph of the shared set (its MANIFEST's category; the CAIDA router graph, which
+#: the manifest files under ``other``, counts as ``internet`` with the Gnutella overlay), by file
+#: name without extensions. :func:`graph_family` makes the family ``real-<kind>`` of it, so logs
+#: that predate ``graph.family`` still group the real graphs by kind.
+REAL_GRAPH_KINDS: dict[str, str] = {
+    "web-NotreDame": "web",
+    "soc-Slashdot0902": "social", "email-Eu-core": "social", "CollegeMsg": "social",
+    "soc-sign-bitcoinotc": "social", "soc-sign-bitcoinalpha": "social", "higgs-mention_network": "social",
+    "sx-mathoverflow": "social",
+    "coAuthorsDBLP": "citation", "CA-GrQc": "citation", "cit-HepTh": "citation",
+    "caidaRouterLevel": "internet", "p2p-Gnutella04": "internet",
+    "delaunay_n16": "mesh", "delaunay_n17": "mesh",
+    "road-usroads": "road",
+}
 
 #: ``graph.spec`` prefix naming a file of the shared real-graph set.
 SHARED_PREFIX = "shared:"
@@ -299,6 +333,20 @@ def resolve_configs(configs, algorithm: str = "bfs") -> tuple[TraversalConfig, .
     return tuple(out.values())
 
 
+def baseline_configs(features, device, algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
+    """The configs a sweep always measures on a graph so that the regret table's baselines are
+    measured: the rule config of *algorithm* (:func:`autotune.sssp_rules.baseline_rule`: Table 2 for
+    BFS, the Delta rule for SSSP) for the graph's *features* on *device*.
+
+    Returns
+    -------
+    tuple of TraversalConfig
+    """
+    from .sssp_rules import baseline_rule
+
+    return (baseline_rule(_check_algorithm(algorithm), features, device),)
+
+
 # ------------------------------------------------------------------------------------ graphs
 def shared_graphs_dirs() -> list[Path]:
     """Where ``shared:`` entries are looked up, in order: ``$AUTOTUNE_SHARED_GRAPHS``, then
@@ -393,7 +441,64 @@ def default_corpus_path(algorithm: str = "bfs") -> Path:
     return here if here.is_file() else _REPO / "models" / name
 
 
-_ENTRY_WEIGHTS = re.compile(r"^(?P<entry>.*\S)\s+weights=(?P<weights>\S+)$")
+_ENTRY_OPTION = re.compile(r"^(?P<entry>.*\S)\s+(?P<key>weights|family|directed)=(?P<value>\S+)$")
+
+
+@dataclass(frozen=True)
+class GraphEntry:
+    """One graph entry of a corpus file or a sweep's graph list, with its options.
+
+    Attributes
+    ----------
+    entry : str
+        The path, generator spec or ``shared:NAME``.
+    weights : str or None
+        Seeded weights to attach to an unweighted input (`` weights=DIST``).
+    family : str or None
+        The graph's family for leave-one-family-out validation (`` family=NAME``); None: derived
+        by :func:`graph_family`.
+    directed : bool or None
+        Read the file with this direction (`` directed=false|true``); None: the loader's default.
+    """
+
+    entry: str
+    weights: str | None = None
+    family: str | None = None
+    directed: bool | None = None
+
+
+def parse_graph_entry(entry: str) -> GraphEntry:
+    """Split a graph entry into the graph and its options (trailing ``key=value`` words after
+    whitespace, in any order: ``weights``, ``family``, ``directed``).
+
+    Examples
+    --------
+    >>> parse_graph_entry("shared:CA-GrQc.txt.gz directed=false family=real-citation")
+    GraphEntry(entry='shared:CA-GrQc.txt.gz', weights=None, family='real-citation', directed=False)
+
+    Raises
+    ------
+    InvalidArgumentError
+        On an option given twice, or a ``directed`` value other than true/false.
+    """
+    text = entry.strip()
+    opts: dict = {}
+    while True:
+        m = _ENTRY_OPTION.match(text)
+        if m is None:
+            break
+        key, value = m.group("key"), m.group("value")
+        if key in opts:
+            raise InvalidArgumentError(f"graph entry {entry.strip()!r}: option {key!r} given twice")
+        opts[key] = value
+        text = m.group("entry")
+    directed = opts.get("directed")
+    if directed is not None:
+        if directed.lower() not in ("true", "false"):
+            raise InvalidArgumentError(f"graph entry {entry.strip()!r}: directed must be true or false, got "
+                                       f"{directed!r}")
+        directed = directed.lower() == "true"
+    return GraphEntry(text, opts.get("weights"), opts.get("family"), directed)
 
 
 def split_graph_entry(entry: str) -> tuple[str, str | None]:
@@ -402,17 +507,99 @@ def split_graph_entry(entry: str) -> tuple[str, str | None]:
     An entry may end in `` weights=DIST`` (after whitespace), e.g.
     ``shared:road-usroads.mtx.gz weights=int:1:255``: the file is loaded and, having no weights of
     its own, gets seeded ones (:func:`attach_weights`). A generator spec names its weights inside the
-    spec instead (``kron:scale=16,weights=int:1:255``, no whitespace).
+    spec instead (``kron:scale=16,weights=int:1:255``, no whitespace). Other options
+    (:func:`parse_graph_entry`) are dropped.
 
     Returns
     -------
     (str, str or None)
-        The entry without the suffix, and the distribution text (None without a suffix).
+        The entry without its options, and the distribution text (None without a suffix).
     """
-    m = _ENTRY_WEIGHTS.match(entry.strip())
-    if m is None:
-        return entry.strip(), None
-    return m.group("entry"), m.group("weights")
+    e = parse_graph_entry(entry)
+    return e.entry, e.weights
+
+
+_FILE_SUFFIXES = (".gz", ".bz2", ".xz", ".txt", ".mtx", ".csv", ".tsv", ".edgelist", ".edges", ".el", ".gr", ".sg",
+                  ".wsg")
+
+
+def _file_stem(text: str) -> str:
+    name = Path(str(text)).name
+    changed = True
+    while changed:
+        changed = False
+        for suf in _FILE_SUFFIXES:
+            if name.endswith(suf) and len(name) > len(suf):
+                name, changed = name[: -len(suf)], True
+    return name
+
+
+def _manifest_kind(path: str) -> str | None:
+    """The ``category`` a MANIFEST*.tsv next to *path* gives its file (None when there is none)."""
+    try:
+        folder = Path(path).parent
+        if not folder.is_dir():
+            return None
+        for man in sorted(folder.glob("MANIFEST*.tsv")):
+            lines = man.read_text().splitlines()
+            if not lines:
+                continue
+            head = lines[0].split("\t")
+            if "file" not in head or "category" not in head:
+                continue
+            fi, ci = head.index("file"), head.index("category")
+            for ln in lines[1:]:
+                cols = ln.split("\t")
+                if len(cols) > max(fi, ci) and cols[fi] == Path(path).name:
+                    return cols[ci]
+    except OSError:
+        return None
+    return None
+
+
+def graph_family(name: str | None = None, spec: str | None = None) -> str:
+    """The family of a graph, for leave-one-family-out validation: a generated graph's generator
+    (``rmat``, ``bowtie``, ...), a real graph's ``real-<kind>`` (:data:`REAL_GRAPH_KINDS`, else the
+    category of a MANIFEST*.tsv beside the file, else ``real-other``); the made-up graphs of
+    :mod:`autotune._synthetic` (``synthetic:<family>:<i>``) ``synthetic-<family>``.
+
+    Parameters
+    ----------
+    name, spec : str, optional
+        The graph's name and spec as logged (``graph.name``, ``graph.spec``): a generator spec, a
+        file path or ``shared:NAME``.
+
+    Examples
+    --------
+    >>> graph_family("rmat:scale=16", "rmat:scale=16,edge_factor=16")
+    'rmat'
+    >>> graph_family("road-usroads", "/data/graphs/road-usroads.mtx.gz")
+    'real-road'
+    """
+    from .generators import _GENERATORS
+
+    for text in (spec, name):
+        if not text:
+            continue
+        text = str(text).strip()
+        if text.startswith("synthetic:"):  # autotune._synthetic's made-up graphs: synthetic:<family>:<i>
+            return "synthetic-" + text.split(":")[1]
+        if text.startswith(SHARED_PREFIX):
+            text = text[len(SHARED_PREFIX):]
+        head = text.partition(":")[0]
+        if ":" in text and head in _GENERATORS or text in _GENERATORS:
+            return head
+    for text in (spec, name):
+        if not text:
+            continue
+        kind = REAL_GRAPH_KINDS.get(_file_stem(str(text).strip().removeprefix(SHARED_PREFIX)))
+        if kind is not None:
+            return f"real-{'internet' if kind == 'other' else kind}"
+    if spec and os.path.sep in str(spec):
+        kind = _manifest_kind(str(spec))
+        if kind:
+            return f"real-{'internet' if kind == 'other' else kind}"
+    return "real-other"
 
 
 def attach_weights(graph, weights, seed: int = 0):
@@ -457,8 +644,9 @@ def attach_weights(graph, weights, seed: int = 0):
 
 
 def _graph_items(graphs, corpus, weights=None) -> list:
-    """``(graph item, weights to attach)`` pairs: paths/specs resolved, ``shared:`` globs expanded,
-    an entry's own `` weights=DIST`` suffix taking precedence over *weights*."""
+    """``(graph item, weights to attach, family, directed)`` tuples: paths/specs resolved, ``shared:``
+    globs expanded, an entry's own options (:func:`parse_graph_entry`) taking precedence over
+    *weights*."""
     items: list = []
     if graphs is not None:
         if isinstance(graphs, (str, os.PathLike)) or not isinstance(graphs, Iterable):
@@ -471,10 +659,10 @@ def _graph_items(graphs, corpus, weights=None) -> list:
         if isinstance(it, os.PathLike):
             it = os.fspath(it)
         if isinstance(it, str):
-            entry, own = split_graph_entry(it)
-            out.extend((e, own or weights) for e in resolve_graph_entry(entry))
+            ge = parse_graph_entry(it)
+            out.extend((e, ge.weights or weights, ge.family, ge.directed) for e in resolve_graph_entry(ge.entry))
         else:
-            out.append((it, weights))
+            out.append((it, weights, None, None))
     if not out:
         raise InvalidArgumentError("no graphs to sweep: give graph paths/specs or a corpus file")
     return out
@@ -587,18 +775,19 @@ class SweepResult:
         return len(self.records)
 
 
-def _load(item, undirected: bool):
+def _load(item, undirected: bool, directed: bool | None = None):
     from .graph import CSRGraph, load_graph
 
     if isinstance(item, CSRGraph):
         return item
-    return load_graph(item, directed=False if undirected else None)
+    return load_graph(item, directed=False if undirected else directed)
 
 
 def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources: int = 16, seed: int = 0,
           progress: bool = True, runner_factory: Callable | None = None, corpus=None, device: dict | None = None,
           validate_sources: int | None = None, retry_invalid: bool = False, undirected: bool = False,
-          profile_sources: int = 8, algorithm: str = "bfs", weights: str | None = None) -> SweepResult:
+          profile_sources: int = 8, algorithm: str = "bfs", weights: str | None = None,
+          baselines: bool | None = None) -> SweepResult:
     """Measure every config on every graph and append the results to a benchmark log.
 
     Parameters
@@ -643,6 +832,13 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
     profile_sources : int, default 8
         BFS sources of the profile (:func:`autotune.features.profile`); keep the default so that the
         logged features match what :func:`autotune.tune` computes.
+    baselines : bool, optional
+        Also measure each graph's rule config (:func:`baseline_configs`: Table 2 for BFS, the Delta
+        rule for SSSP) when the config set lacks it, so that every graph has its baseline measured.
+        Default: on for a named set (``"train"``, ``"grid"``, ``"portfolio"``), off for an explicit
+        config list.
+
+    Every record's ``graph.family`` is the entry's `` family=`` option, else :func:`graph_family`.
 
     Returns
     -------
@@ -661,33 +857,53 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
     from .measure import measure, select_sources
 
     cfgs = resolve_configs(configs, algorithm)
+    if baselines is None:
+        baselines = isinstance(configs, str)
     items = _graph_items(graphs, corpus, weights)
     device = dict(device) if device is not None else _default_device(runner_factory)
     out_path = Path(out).expanduser()
     done: dict[tuple, bool] = {}
+    logged_features: dict[str, dict] = {}
     if out_path.exists() and out_path.stat().st_size:
         for r in read_log(out_path).records:
             done[r.key] = done.get(r.key, False) or r.valid
+            logged_features.setdefault(r.fingerprint, r.features)
     result = SweepResult(out=str(out_path))
     dev_name = device["name"]
 
-    bar = _Progress(progress, total=len(items) * len(cfgs))
+    def pending(fp, configs_):
+        return [c for c in configs_ if (fp, c.config_id, dev_name) not in done
+                or (retry_invalid and not done[(fp, c.config_id, dev_name)])]
+
+    bar = _Progress(progress, total=len(items) * (len(cfgs) + (1 if baselines else 0)))
     with LogWriter(out_path) as writer, bar:
-        for item, item_weights in items:
+        for item, item_weights, item_family, item_directed in items:
             label = item if isinstance(item, str) else getattr(item, "name", "graph")
             bar.describe(f"loading {label}")
-            g = attach_weights(_load(item, undirected), item_weights)
+            g = attach_weights(_load(item, undirected, item_directed), item_weights)
             fp = g.fingerprint
-            todo = [c for c in cfgs if (fp, c.config_id, dev_name) not in done
-                    or (retry_invalid and not done[(fp, c.config_id, dev_name)])]
-            result.n_skipped += len(cfgs) - len(todo)
+            family = item_family or graph_family(g.name, g.spec or label)
+            feats = None
+            graph_cfgs = list(cfgs)
+            if baselines:
+                known = logged_features.get(fp)
+                if known is None:
+                    bar.describe(f"profiling {g.name}")
+                    feats = profile(g, n_sources=profile_sources, seed=0)
+                    known = feats
+                ids = {c.config_id for c in graph_cfgs}
+                graph_cfgs += [c for c in baseline_configs(known, device, algorithm) if c.config_id not in ids]
+                bar.advance(1 - (len(graph_cfgs) - len(cfgs)))  # a baseline already in the set counts as done
+            todo = pending(fp, graph_cfgs)
+            result.n_skipped += len(graph_cfgs) - len(todo)
             result.graphs.append({"name": g.name, "fingerprint": fp, "spec": g.spec or label,
-                                  "n_vertices": g.n_vertices, "n_edges": g.n_edges})
-            bar.advance(len(cfgs) - len(todo))
+                                  "n_vertices": g.n_vertices, "n_edges": g.n_edges, "family": family})
+            bar.advance(len(graph_cfgs) - len(todo))
             if not todo:
                 continue
-            bar.describe(f"profiling {g.name}")
-            feats = profile(g, n_sources=profile_sources, seed=0)
+            if feats is None:
+                bar.describe(f"profiling {g.name}")
+                feats = profile(g, n_sources=profile_sources, seed=0)
             sources = select_sources(g, n_sources, seed)
             factory = runner_factory or ValidatedGPURunner(g, validate_sources)
             for cfg in todo:
@@ -703,6 +919,7 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                     m = measure(runner, sources, validate=True)
                 rec = make_record(g, feats, cfg, m, device, {"command": "sweep"}, n_sources=n_sources, seed=seed,
                                   spec=g.spec or label)
+                rec.graph["family"] = family
                 writer.write(rec)
                 done[rec.key] = rec.valid
                 result.records.append(rec)

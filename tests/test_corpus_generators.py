@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from autotune.features import profile
-from autotune.generators import bipartite, cliques, generate, geometric, powerlaw, rmat, smallworld
+from autotune.generators import bipartite, bowtie, cliques, generate, geometric, powerlaw, rmat, smallworld
 from autotune.reference import bfs_reference
 
 SPECS = [
@@ -16,6 +16,10 @@ SPECS = [
     "smallworld:n=3000,k=6,p=0.05",
     "cliques:n_cliques=20,clique_size=9",
     "bipartite:n_left=300,n_right=2000,avg_degree=5",
+    "bowtie:n=3000,avg_degree=5",
+    "bowtie:n=3000,avg_degree=3,core=0.1,in_share=0.1,out_share=0.6,reciprocity=0",
+    "rmat:scale=10,edge_factor=8,directed=true,sinks=0.3,reciprocity=0.2",
+    "powerlaw:n=3000,avg_degree=4,exponent=2.2,directed=true,sources=0.5",
 ]
 
 
@@ -142,8 +146,83 @@ def test_rmat_skew_and_noise():
     ("cliques:n_cliques=3,clique_size=1", "clique_size must be >= 2"),
     ("bipartite:n_left=0,n_right=10", "n_left must be >= 1"),
     ("bipartite:n_left=5,n_right=10,extra=1", "unknown parameter 'extra'"),
+    ("rmat:scale=8,sinks=0.3", "add directed=true"),
+    ("powerlaw:n=100,avg_degree=5,reciprocity=0.5", "add directed=true"),
+    ("powerlaw:n=100,avg_degree=5,directed=true,sinks=0.6,sources=0.5", "sinks + sources must be < 1"),
+    ("rmat:scale=8,directed=true,reciprocity=1.5", "reciprocity must be in [0.0, 1.0]"),
+    ("bowtie:n=100,core=0.5,in_share=0.4,out_share=0.4", "core + in_share + out_share must be <= 1"),
+    ("bowtie:n=100,core=0", "core must be in (0.0, 1.0]"),
+    ("bowtie:n=4", "n must be between 8"),
 ])
 def test_errors_name_the_parameter(spec, fragment):
     with pytest.raises(ValueError) as info:
         generate(spec, xp=np)
     assert fragment in str(info.value)
+
+
+# --------------------------------------------------------------------------- directed corpus graphs
+def test_directed_shape_defaults_leave_the_graphs_unchanged():
+    """sinks/sources/reciprocity default to 0 and then draw nothing: the specs of earlier releases
+    (and the logged fingerprints) give the same graphs as before these parameters existed."""
+    before = {  # fingerprints computed with the release before these parameters
+        "rmat:scale=10,edge_factor=8,a=0.6,directed=true":
+            "sha256:9d28d224758d24eaeb01febaed420aafcea048911f46adc2af6bfe3d4722377c",
+        "powerlaw:n=3000,avg_degree=6,exponent=2.5,directed=true":
+            "sha256:20c1742f9bc2aae2779f88a7119bbabff48b6f28848fa9d183fc72ba3b453b33",
+        "rmat:scale=10,edge_factor=8,a=0.6": "sha256:33378f3ceb738c247b4cb78a75fdef0b96752607bb08724df6dc1012a142b97e",
+        "powerlaw:n=3000,avg_degree=6,exponent=2.2":
+            "sha256:d80a01555d53577020c94c07ae83927c968f229bdcdc7b03ca8b0ab50bd2f48a",
+    }
+    for spec, fp in before.items():
+        assert generate(spec, xp=np).fingerprint == fp, spec
+        assert generate(spec + ",sinks=0,reciprocity=0", xp=np).spec == spec
+
+
+def test_sinks_sources_and_reciprocity_shape_directed_graphs():
+    n = 4000
+    base = powerlaw(n, 4, 2.3, seed=2, directed=True, xp=np)
+    sinky = powerlaw(n, 4, 2.3, seed=2, directed=True, sinks=0.5, xp=np)
+    sourcy = powerlaw(n, 4, 2.3, seed=2, directed=True, sources=0.5, xp=np)
+    recip = powerlaw(n, 4, 2.3, seed=2, directed=True, reciprocity=0.6, xp=np)
+    fb, fs, fo, fr = (profile(g, xp=np) for g in (base, sinky, sourcy, recip))
+    assert fs.sink_fraction >= 0.5 > fb.sink_fraction
+    assert fo.in_zero_fraction >= 0.5 > fb.in_zero_fraction
+    assert fb.reciprocity < 0.1 and fr.reciprocity == pytest.approx(0.6 / 1.6 * 2, abs=0.08)  # pairs: 1.2 m of 1.6 m
+    # edges out of a sink are turned around; only those between two sinks (about a quarter) are lost
+    assert 0.7 * base.n_edges < sinky.n_edges < base.n_edges
+    r = rmat(11, 8, directed=True, sinks=0.2, sources=0.2, seed=4, xp=np)
+    src, dst = _edges(r)
+    out0 = np.bincount(src, minlength=r.n_vertices) == 0
+    in0 = np.bincount(dst, minlength=r.n_vertices) == 0
+    assert out0.mean() >= 0.2 and in0.mean() >= 0.2
+    assert generate(r.spec, xp=np).fingerprint == r.fingerprint and "sinks=0.2,sources=0.2" in r.spec
+
+
+def test_bowtie_structure():
+    """Core strongly connected; IN reaches the core but is not reached from it; the core reaches OUT
+    but not back; the disconnected part reaches nothing outside itself."""
+    import scipy.sparse.csgraph as csg
+
+    n = 4000
+    g = bowtie(n, avg_degree=4, core=0.3, in_share=0.2, out_share=0.3, seed=5, xp=np)
+    assert g.directed and g.spec == "bowtie:n=4000,avg_degree=4,out_share=0.3,seed=5"
+    rank = np.random.default_rng(5).permutation(n)  # the generator's first draw: vertex -> rank
+    n_core, n_in, n_out = 1200, 800, 1200
+    core = np.flatnonzero(rank < n_core)
+    ins = np.flatnonzero((rank >= n_core) & (rank < n_core + n_in))
+    outs = np.flatnonzero((rank >= n_core + n_in) & (rank < n_core + n_in + n_out))
+    disc = np.flatnonzero(rank >= n_core + n_in + n_out + (n - n_core - n_in - n_out) // 2)
+    m = g.to_scipy()
+    ncomp, labels = csg.connected_components(m, directed=True, connection="strong")
+    assert len(set(labels[core].tolist())) == 1  # one strongly connected core
+    core_label = labels[core[0]]
+    assert np.count_nonzero(labels == core_label) == core.size  # and nothing else in it
+    from_core = np.asarray(csg.breadth_first_order(m, int(core[0]), directed=True, return_predecessors=False))
+    reached = np.zeros(n, dtype=bool)
+    reached[from_core] = True
+    assert reached[outs].all() and not reached[ins].any() and not reached[disc].any()
+    one_in = np.asarray(csg.breadth_first_order(m, int(ins[0]), directed=True, return_predecessors=False))
+    assert np.isin(core, one_in).all()
+    f = profile(g, xp=np)
+    assert f.sink_fraction > 0.15 and f.reciprocity < 0.3 and f.reach_mean < 0.8
+    assert generate(g.spec, xp=np).fingerprint == g.fingerprint

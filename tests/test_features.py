@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import gzip
 import inspect
 import json
 import math
 import os
 import sys
-import types
 from pathlib import Path
 
 import networkx as nx
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 import autotune.graph
 from autotune._backend import gpu_available
 from autotune.features import (
-    FEATURE_NAMES, LOG_SCALED_FEATURES, GraphFeatures, _degree_statistics, profile, sample_sources,
+    DIRECTED_FEATURE_NAMES, FEATURE_ALIASES, FEATURE_NAMES, FEATURE_NAMES_V2, LOG_SCALED_FEATURES, GraphFeatures,
+    _degree_statistics, profile, reciprocity, sample_sources,
 )
 from autotune.graph import CSRGraph, from_edges
 from autotune.reference import bfs_reference
@@ -53,7 +54,7 @@ def check_degree_features(f: GraphFeatures, deg: np.ndarray):
     assert f.degree_gini == pytest.approx(gini_sorted(deg), rel=1e-9, abs=1e-12)
     assert f.degree_max == int(deg.max()) and f.degree_min == int(deg.min())
     assert f.leaf_fraction == np.count_nonzero(deg <= 1) / n
-    assert f.isolated_fraction == np.count_nonzero(deg == 0) / n
+    assert f.sink_fraction == f.isolated_fraction == np.count_nonzero(deg == 0) / n
     for name, q in (("degree_p50", 50), ("degree_p90", 90), ("degree_p99", 99)):
         assert getattr(f, name) == float(np.percentile(deg, q, method="linear")), name
 
@@ -204,7 +205,7 @@ def _features():
 def test_features_dict_and_json_round_trip():
     f = _features()
     d = f.to_dict()
-    assert list(d) == [fl for fl in GraphFeatures.__dataclass_fields__]
+    assert list(d) == [fl.name for fl in dataclasses.fields(GraphFeatures)]
     assert GraphFeatures.from_dict(d) == f
     assert GraphFeatures.from_dict(json.loads(json.dumps(d))) == f
     assert isinstance(d["n_vertices"], int) and isinstance(d["directed"], bool)
@@ -243,6 +244,114 @@ def test_vector():
     assert sub.tolist() == [f.degree_gini, math.log1p(f.n_vertices)]
     with pytest.raises(ValueError, match="'nope'"):
         f.vector(["nope"])
+
+
+# --------------------------------------------------------------------------- directed features
+def _brute_directed(n, edges, directed, sources):
+    """Reciprocity, in-degrees, reached sets and their out-edges by plain Python / NetworkX."""
+    g = nx.DiGraph() if directed else nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from((int(u), int(v)) for u, v in edges if u != v)
+    dg = g if directed else g.to_directed()
+    arcs = set(dg.edges())
+    recip = (sum((v, u) in arcs for u, v in arcs) / len(arcs)) if arcs else (0.0 if directed else 1.0)
+    indeg = np.array([dg.in_degree(v) for v in range(n)], dtype=np.int64)
+    outdeg = np.array([dg.out_degree(v) for v in range(n)], dtype=np.int64)
+    reach, edges_reached, depth = [], [], []
+    for s in sources:
+        lengths = nx.single_source_shortest_path_length(dg, int(s))
+        reach.append(len(lengths))
+        edges_reached.append(int(outdeg[list(lengths)].sum()))
+        depth.append(max(lengths.values()))
+    return recip, indeg, np.array(reach), np.array(edges_reached), np.array(depth)
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs(), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_directed_features_match_networkx(case, n_sources, seed):
+    n, edges, directed = case
+    g = csr_graph(n, edges, directed)
+    f = profile(g, n_sources=n_sources, seed=seed, xp=np)
+    sources = sample_sources(g, n_sources, seed, xp=np)
+    recip, indeg, reach, reached_edges, depth = _brute_directed(n, edges, directed, sources)
+    assert f.reciprocity == pytest.approx(recip, abs=1e-12)
+    assert f.in_degree_max == int(indeg.max())
+    assert f.in_degree_std == pytest.approx(float(np.std(indeg)), rel=1e-9, abs=1e-12)
+    assert f.in_degree_gini == pytest.approx(gini_sorted(indeg), rel=1e-9, abs=1e-12)
+    assert f.in_zero_fraction == np.count_nonzero(indeg == 0) / n
+    if sources.size:
+        assert f.reach_mean == pytest.approx(np.mean(reach / n), rel=1e-12)
+        assert f.level_vertices_mean == pytest.approx(np.mean(reach / (depth + 1)), rel=1e-12)
+        assert f.level_edges_mean == pytest.approx(np.mean(reached_edges / (depth + 1)), rel=1e-12)
+    else:
+        assert f.reach_mean == f.level_vertices_mean == f.level_edges_mean == 0.0
+    if not directed:  # in-degree statistics are the out-degree's
+        assert (f.in_degree_std, f.in_degree_gini, f.in_degree_max, f.in_zero_fraction) == \
+            (f.degree_std, f.degree_gini, f.degree_max, f.sink_fraction)
+
+
+def test_reciprocity_sampled_on_large_graphs_and_exact_on_small():
+    from autotune.generators import rmat
+
+    g = rmat(12, 8, directed=True, reciprocity=0.5, xp=np)
+    exact = reciprocity(g)
+    assert exact == reciprocity(g, sample=g.n_edges)  # every edge: exact
+    est = reciprocity(g, sample=4000, seed=1)
+    assert est != exact and abs(est - exact) < 0.03  # 4000 draws: standard error ~0.008
+    assert est == reciprocity(g, sample=4000, seed=1)  # seeded
+    und = csr_graph(5, [(0, 1), (1, 2)], directed=False)
+    assert reciprocity(und) == 1.0
+    assert reciprocity(csr_graph(3, [], directed=True)) == 0.0
+    one_way = csr_graph(4, [(0, 1), (1, 2), (2, 3)], directed=True)
+    both = csr_graph(4, [(0, 1), (1, 0), (2, 3)], directed=True)
+    assert reciprocity(one_way) == 0.0 and reciprocity(both) == pytest.approx(2 / 3)
+
+
+def test_sink_fraction_and_its_old_name():
+    """``isolated_fraction`` (the old, misleading name of the share of vertices without out-edges) is
+    read from old dicts and keyword arguments, and stays readable; the shipped models' feature list
+    keeps the old name and gets the same value."""
+    f = _features()
+    assert "sink_fraction" in f.to_dict() and "isolated_fraction" not in f.to_dict()
+    assert f.isolated_fraction == f.sink_fraction
+    old = {("isolated_fraction" if k == "sink_fraction" else k): v for k, v in f.to_dict().items()
+           if k not in DIRECTED_FEATURE_NAMES}
+    g = GraphFeatures.from_dict(old)
+    assert g.sink_fraction == f.sink_fraction and g.reciprocity is None
+    assert np.array_equal(g.vector(FEATURE_NAMES), f.vector(FEATURE_NAMES))
+    i = FEATURE_NAMES.index("isolated_fraction")
+    assert f.vector(["isolated_fraction"])[0] == f.vector(["sink_fraction"])[0] == f.vector()[i]
+    assert FEATURE_ALIASES == {"isolated_fraction": "sink_fraction"}
+    assert FEATURE_NAMES_V2[:len(FEATURE_NAMES)] == tuple(FEATURE_ALIASES.get(k, k) for k in FEATURE_NAMES)
+    kw = {k: v for k, v in old.items() if k != "profile_ms"}
+    assert GraphFeatures(**kw).sink_fraction == f.sink_fraction  # the old keyword still works
+    with pytest.raises(ValueError, match="disagree"):
+        GraphFeatures(**{**kw, "sink_fraction": 0.5, "isolated_fraction": 0.25})
+    with pytest.raises(ValueError, match="sink_fraction"):
+        GraphFeatures(**{k: v for k, v in kw.items() if k != "isolated_fraction"})
+    # a profile from an earlier release has no directed features: V2 vectors refuse to invent them
+    with pytest.raises(ValueError, match="'reciprocity'.*earlier release"):
+        g.vector(FEATURE_NAMES_V2)
+    assert f.vector(FEATURE_NAMES_V2).shape == (len(FEATURE_NAMES_V2),)
+    for k in ("in_degree_std", "in_degree_max", "level_vertices_mean", "level_edges_mean"):
+        assert k in LOG_SCALED_FEATURES
+    assert not {"reciprocity", "in_degree_gini", "in_zero_fraction", "reach_mean", "sink_fraction"} \
+        & LOG_SCALED_FEATURES
+
+
+def test_directed_features_separate_sink_heavy_graphs():
+    """A directed star out of a hub reaches everything from the hub; one into the hub reaches one
+    vertex per leaf: the reach and the in-degree statistics tell them apart where the out-degree
+    statistics of the shipped profile barely do."""
+    n = 1000
+    out_star = from_edges(np.zeros(n - 1, dtype=np.int64), np.arange(1, n), n, directed=True, xp=np)
+    in_star = from_edges(np.arange(1, n), np.zeros(n - 1, dtype=np.int64), n, directed=True, xp=np)
+    fo, fi = profile(out_star, xp=np), profile(in_star, xp=np)
+    assert fo.reach_mean == 1.0 and fo.sink_fraction == pytest.approx((n - 1) / n)
+    assert fi.reach_mean == pytest.approx(2 / n) and fi.sink_fraction == pytest.approx(1 / n)
+    assert fo.in_degree_max == 1 and fi.in_degree_max == n - 1 and fi.in_zero_fraction == pytest.approx((n - 1) / n)
+    assert fo.reciprocity == fi.reciprocity == 0.0
+    assert fo.level_vertices_mean == pytest.approx(n / 2) and fo.level_edges_mean == pytest.approx((n - 1) / 2)
 
 
 # --------------------------------------------------------------------------- real graphs
@@ -335,16 +444,19 @@ def test_validate_reference_on_real_graph(row):
 
 # --------------------------------------------------------------------------- GPU (identical values)
 def _fake_engine(monkeypatch):
-    """Route autotune.engine.bfs_depths to the CPU reference (tests the GPU branch on its own)."""
-    def bfs_depths(graph, sources):
-        return np.array([bfs_reference(graph, int(s))[0].max() for s in sources], dtype=np.int64)
+    """Route the profiler's GPU traversals (depth, reached vertices, their out-edges) to the CPU
+    reference (tests the GPU branch on its own: degree histograms and reciprocity with CuPy)."""
+    import autotune.features as features
 
-    try:
-        import autotune.engine as engine
-    except ImportError:
-        engine = types.ModuleType("autotune.engine")
-        monkeypatch.setitem(sys.modules, "autotune.engine", engine)
-    monkeypatch.setattr(engine, "bfs_depths", bfs_depths, raising=False)
+    def traversals(graph, sources, degrees):
+        deg = np.diff(graph.host()[0]).astype(np.int64)
+        out = np.zeros((len(sources), 3), dtype=np.int64)
+        for i, s in enumerate(sources):
+            d = bfs_reference(graph, int(s))[0]
+            out[i] = (d.max(), np.count_nonzero(d >= 0), deg[d >= 0].sum())
+        return out
+
+    monkeypatch.setattr(features, "_device_traversals", traversals)
 
 
 @pytest.mark.gpu
@@ -356,6 +468,22 @@ def test_degree_statistics_identical_on_cupy(deg):
 
     deg = np.asarray(deg, dtype=np.int64)
     assert _degree_statistics(cupy.asarray(deg)) == _degree_statistics(deg)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@settings(max_examples=40, deadline=None)
+@given(graphs(max_n=60), st.integers(0, 2**32 - 1), st.integers(1, 400))
+def test_reciprocity_and_in_degrees_identical_on_cupy(case, seed, sample):
+    import cupy
+
+    import autotune.features as features
+
+    n, edges, directed = case
+    g = csr_graph(n, edges, directed)
+    assert reciprocity(g, seed=seed, sample=sample, xp=cupy) == reciprocity(g, seed=seed, sample=sample, xp=np)
+    base = _degree_statistics(np.diff(g.row_offsets).astype(np.int64))
+    assert features._in_degree_statistics(g, cupy, base) == features._in_degree_statistics(g, np, base)
 
 
 @pytest.mark.gpu

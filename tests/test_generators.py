@@ -240,8 +240,8 @@ def test_generate_sizes():
 
 @pytest.mark.parametrize("spec,fragments", [
     ("nosuch:scale=3", ["unknown generator 'nosuch'",
-                        "known generators: bipartite, cliques, geometric, grid, kron, powerlaw, rmat, smallworld, "
-                        "uniform"]),
+                        "known generators: bipartite, bowtie, cliques, geometric, grid, kron, powerlaw, rmat, "
+                        "smallworld, uniform"]),
     ("kron:scale=3,foo=1", ["unknown parameter 'foo'", "accepted: scale, edge_factor, a, b, c, seed, directed"]),
     ("grid:rows=3,cols=3,directed=true", ["unknown parameter 'directed'", "accepted: rows, cols, drop, seed"]),
     ("kron:scale=abc", ["parameter 'scale'", "must be an integer", "'abc'"]),
@@ -279,7 +279,7 @@ def test_available_generators():
     av = available_generators()
     # kron/uniform/grid here; the corpus generators are tested in test_corpus_generators.py
     assert set(av) == {"kron", "uniform", "grid", "rmat", "geometric", "powerlaw", "smallworld", "cliques",
-                       "bipartite"}
+                       "bipartite", "bowtie"}
     assert "Graph500" in av["kron"] and all(isinstance(s, str) and s for s in av.values())
     assert all("\n" not in s for s in av.values())
 

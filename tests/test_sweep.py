@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 # ------------------------------------------------------------------------------ config sets
-@pytest.mark.parametrize("algorithm, size", [("bfs", 89), ("sssp", 109)])
+@pytest.mark.parametrize("algorithm, size", [("bfs", 94), ("sssp", 114)])
 def test_portfolio_is_small_valid_and_covers_every_knob_value(algorithm, size):
     p = portfolio(algorithm)
     ids = [c.config_id for c in p]

@@ -445,7 +445,7 @@ def test_marking_directed_keeps_weights():
 ALL_SPECS = ["kron:scale=7,edge_factor=4", "uniform:n=300,avg_degree=4", "grid:rows=9,cols=11,drop=0.1",
              "rmat:scale=7,edge_factor=4", "geometric:n=300,radius=0.1", "powerlaw:n=300,avg_degree=4",
              "smallworld:n=300,k=4", "cliques:n_cliques=5,clique_size=6", "bipartite:n_left=50,n_right=80",
-             "kron:scale=7,edge_factor=4,directed=true", "powerlaw:n=300,directed=true"]
+             "kron:scale=7,edge_factor=4,directed=true", "powerlaw:n=300,directed=true", "bowtie:n=300"]
 
 
 def test_every_generator_accepts_weights():
