@@ -536,7 +536,8 @@ def cmd_retrain(args) -> int:
     if args.json:
         print(json.dumps({"out": args.out, "algorithm": meta.get("algorithm", "bfs"), "n_graphs": meta["n_graphs"],
                           "n_records": meta["n_records"], "device": meta["device"], "labels": meta["label_counts"],
-                          "cv": meta["cv"]["regret"]}, indent=2))
+                          "cv": meta["cv"]["regret"], "cv_lofo": meta["cv"].get("lofo"),
+                          "cv_real": meta["cv"].get("real")}, indent=2, default=str))
         return 0
     from rich.table import Table
 
@@ -551,6 +552,10 @@ def cmd_retrain(args) -> int:
                   _fmt(row["n_invalid"]))
     con = _console()
     con.print(t)
+    from .model import regret_report
+
+    if meta["cv"].get("lofo") or meta["cv"].get("real"):  # leave-one-family-out and the real graphs alone
+        con.print(regret_report(meta["cv"]), markup=False, highlight=False)
     con.print(f"{len(meta['labels'])} label(s): " + ", ".join(f"{k} ×{v}" for k, v in meta["label_counts"].items()))
     if args.out:
         con.print(f"model written to {args.out} (+ metadata {str(args.out).rsplit('.', 1)[0]}.json)")
