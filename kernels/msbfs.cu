@@ -78,6 +78,24 @@ __device__ __forceinline__ u64 ms_valid(int j, int n_sources) {
     return (1ull << (n_sources - lo)) - 1ull;
 }
 
+// Warp-aggregated append of the lanes' `enq` vertices to the next queue (every lane calls it): one
+// atomicAdd on the queue size and one on its degree sum per warp.
+__device__ __forceinline__ void ms_warp_enqueue(bool enq, vid_t w, const int* __restrict__ row_offsets, vid_t* Qout,
+                                                int* qsize_out, u64* qdeg_out) {
+    const unsigned eb = __ballot_sync(AT_FULL_MASK, enq);
+    if (eb == 0u) return;
+    const unsigned d = enq ? (unsigned)(__ldg(row_offsets + w + 1) - __ldg(row_offsets + w)) : 0u;
+    const unsigned dsum = __reduce_add_sync(AT_FULL_MASK, d);
+    const int first = __ffs(eb) - 1;
+    int base = 0;
+    if ((int)at_lane_id() == first) {
+        base = atomicAdd(qsize_out, __popc(eb));
+        atomicAdd(qdeg_out, (u64)dsum);
+    }
+    base = __shfl_sync(AT_FULL_MASK, base, first);
+    if (enq) __stcg(Qout + base + __popc(eb & at_lanemask_lt()), w);
+}
+
 // Queue the sources: bit i of source i's word, each distinct source once in queue 0.
 template <int W>
 __global__ void msbfs_init(const int* __restrict__ row_offsets, const vid_t* __restrict__ sources,
@@ -202,19 +220,7 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const int* __restrict__ ro
                     const unsigned bal = __ballot_sync(AT_FULL_MASK, nb != 0ull);
                     bool enq = false;
                     if (j == 0 && (bal & gmask) != 0u) enq = atomicExch(mark + w, L + 1) != L + 1;
-                    const unsigned eb = __ballot_sync(AT_FULL_MASK, enq);
-                    if (eb) {
-                        const unsigned d = enq ? (unsigned)(__ldg(row_offsets + w + 1) - __ldg(row_offsets + w)) : 0u;
-                        const unsigned dsum = __reduce_add_sync(AT_FULL_MASK, d);
-                        const int first = __ffs(eb) - 1;
-                        int base = 0;
-                        if ((int)lane == first) {
-                            base = atomicAdd(qsize_out, __popc(eb));
-                            atomicAdd(qdeg_out, (u64)dsum);
-                        }
-                        base = __shfl_sync(AT_FULL_MASK, base, first);
-                        if (enq) __stcg(Qout + base + __popc(eb & at_lanemask_lt()), w);
-                    }
+                    ms_warp_enqueue(enq, w, row_offsets, Qout, qsize_out, qdeg_out);
                 }
             }
         } else {
@@ -236,19 +242,7 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const int* __restrict__ ro
                 const unsigned ab = __ballot_sync(AT_FULL_MASK, acc != 0ull);
                 const bool enq = j == 0 && (ab & gmask) != 0u;
                 if (enq) mark[w] = L + 1;
-                const unsigned eb = __ballot_sync(AT_FULL_MASK, enq);
-                if (eb) {
-                    const unsigned d = enq ? (unsigned)(__ldg(row_offsets + w + 1) - __ldg(row_offsets + w)) : 0u;
-                    const unsigned dsum = __reduce_add_sync(AT_FULL_MASK, d);
-                    const int first = __ffs(eb) - 1;
-                    int base = 0;
-                    if ((int)lane == first) {
-                        base = atomicAdd(qsize_out, __popc(eb));
-                        atomicAdd(qdeg_out, (u64)dsum);
-                    }
-                    base = __shfl_sync(AT_FULL_MASK, base, first);
-                    if (enq) __stcg(Qout + base + __popc(eb & at_lanemask_lt()), w);
-                }
+                ms_warp_enqueue(enq, w, row_offsets, Qout, qsize_out, qdeg_out);
             }
         }
         ms_grid_sync(a->barrier);
