@@ -224,6 +224,12 @@ class TraversalEngine:
         # The engine's own stream: CUDA graphs are captured from a non-default stream; a traversal
         # ends with a host wait on it, so its results are complete for any stream afterwards.
         self.stream = cupy.cuda.Stream(non_blocking=True)
+        # Buffers are allocated and filled (memsets, uploads, the techniques' auxiliary arrays) on the
+        # stream current while the engine is built, which a non-blocking stream does not wait for:
+        # the first traversal waits for the device once (a race seen on the H200 as misaligned or
+        # illegal addresses when a large auxiliary array, e.g. edge_mapped's COO sources, was still
+        # being built as the first level ran).
+        self._built_synced = False
         self._events = (cupy.cuda.Event(), cupy.cuda.Event())
         self._graphs: dict = {}
         self._round_history: list[int] = []
@@ -527,6 +533,11 @@ class TraversalEngine:
 
             raise VertexError(f"source {source} is not a vertex (graph has {self.n:,} vertices)")
         stream = self.stream
+        if not self._built_synced:
+            import cupy
+
+            cupy.cuda.Device().synchronize()
+            self._built_synced = True
         self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)
         need = self._rounds_needed
         if need and self.use_graphs:

@@ -258,6 +258,9 @@ class BatchBFSEngine:
         self.grid = int(props["sm_count"] * max(1, per_sm))
         self.stream = cupy.cuda.Stream(non_blocking=True)
         self._events = (cupy.cuda.Event(), cupy.cuda.Event())
+        # the graph's arrays and the batch state were filled on the stream current while building,
+        # which the non-blocking engine stream does not wait for
+        cupy.cuda.Device().synchronize()
 
     @staticmethod
     def state_bytes(n_vertices: int, words: int) -> int:

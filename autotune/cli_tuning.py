@@ -475,7 +475,7 @@ def cmd_sweep(args) -> int:
     res = sweep(expand_graphs(args.graphs) or None, configs=args.configs, out=args.out, n_sources=args.sources,
                 seed=args.seed, progress=not args.json, corpus=args.corpus, validate_sources=args.validate_sources,
                 retry_invalid=args.retry_invalid, undirected=args.undirected, algorithm=args.algorithm,
-                weights=args.weights)
+                weights=args.weights, levels=args.levels)
     summary = {"out": res.out, "n_measured": res.n_measured, "n_skipped": res.n_skipped, "n_invalid": res.n_invalid,
                "graphs": res.graphs}
     if args.json:
@@ -632,6 +632,9 @@ def register(subparsers) -> None:
     sp.add_argument("--validate-sources", type=int_at_least(0), default=None, metavar="K",
                     help="validate only the first K sources of each config (default: all)")
     sp.add_argument("--retry-invalid", action="store_true", help="measure again pairs logged as invalid")
+    sp.add_argument("--levels", type=int_at_least(0), default=0, metavar="L",
+                    help="also log the per-level trace (first L levels) of one traversal per config, for the "
+                         "per-level policy study ('autotune retrain' reports its oracle bound)")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_sweep)
 

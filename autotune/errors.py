@@ -189,3 +189,9 @@ class DeviceMemoryError(AutotuneError, MemoryError):
 
 class ValidationError(AutotuneError, AssertionError):
     """A BFS result failed validation against the CPU reference or the Graph500 tree checks."""
+
+
+class DeviceFaultError(AutotuneError, RuntimeError):
+    """The GPU context faulted (an illegal memory access, a launch failure): nothing more can run in
+    this process. Raised by :func:`autotune.sweep.sweep` after it has logged the faulting graph ×
+    config as invalid, so that a new process resumes the sweep past it."""

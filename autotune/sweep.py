@@ -787,7 +787,7 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
           progress: bool = True, runner_factory: Callable | None = None, corpus=None, device: dict | None = None,
           validate_sources: int | None = None, retry_invalid: bool = False, undirected: bool = False,
           profile_sources: int = 8, algorithm: str = "bfs", weights: str | None = None,
-          baselines: bool | None = None) -> SweepResult:
+          baselines: bool | None = None, levels: int = 0) -> SweepResult:
     """Measure every config on every graph and append the results to a benchmark log.
 
     Parameters
@@ -837,6 +837,14 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
         rule for SSSP) when the config set lacks it, so that every graph has its baseline measured.
         Default: on for a named set (``"train"``, ``"grid"``, ``"portfolio"``), off for an explicit
         config list.
+    levels : int, default 0
+        When > 0 (GPU runner only): after timing a valid config, traverse once more from the first
+        source and log its per-level trace, up to *levels* levels, as ``measure.levels``: one
+        ``[frontier_size, direction, path, us]`` row per level (``direction`` ``"push"``/``"pull"``,
+        ``path`` ``"multi_block"``/``"single_block"``/``"persistent"``, device µs) and
+        ``measure.n_levels`` (all levels of that traversal). What :func:`autotune.policy.per_level_oracle`
+        reads to bound what a per-level choice of kernel path and direction could gain over the
+        per-graph choice.
 
     Every record's ``graph.family`` is the entry's `` family=`` option, else :func:`graph_family`.
 
@@ -919,14 +927,45 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                     m = measure(runner, sources, validate=True)
                 rec = make_record(g, feats, cfg, m, device, {"command": "sweep"}, n_sources=n_sources, seed=seed,
                                   spec=g.spec or label)
+                if levels > 0 and rec.valid and getattr(runner, "engine", None) is not None:
+                    try:
+                        rec.measure.update(_level_rows(runner.engine, int(sources[0]), levels))
+                    except Exception as exc:  # a fault here is as much the config's as one while timing
+                        rec.valid, rec.error = False, f"{exc.__class__.__name__}: {exc} (level trace)"
                 rec.graph["family"] = family
                 writer.write(rec)
+                if not rec.valid and context_lost(rec.error):
+                    from .errors import DeviceFaultError
+
+                    writer.close()
+                    raise DeviceFaultError(
+                        f"the GPU faulted while measuring {g.name} with {cfg.label} ({rec.error}); the pair is "
+                        f"logged invalid in {out_path} and this process cannot use the GPU any more: run the "
+                        "same sweep again to resume after it")
                 done[rec.key] = rec.valid
                 result.records.append(rec)
                 result.n_invalid += 0 if rec.valid else 1
                 bar.advance(1)
             g._cache.pop("engine", None)  # free the device buffers before the next graph
     return result
+
+
+_CONTEXT_LOST = re.compile(r"illegal|misaligned|launch.?fail|hardware.?stack|ECC|context is destroyed",
+                           re.IGNORECASE)
+
+
+def context_lost(error: str | None) -> bool:
+    """Whether a measurement's *error* text is a CUDA fault after which the process's GPU context is
+    unusable (illegal address or instruction, misaligned address, launch failure, ECC error)."""
+    return bool(error) and "CUDA" in error.upper() and bool(_CONTEXT_LOST.search(error))
+
+
+def _level_rows(engine, source: int, max_levels: int) -> dict:
+    """One more traversal from *source* on *engine*, its per-level trace as log rows."""
+    n_levels = int(engine.traverse(source))
+    rows = [[t.frontier_size, t.direction, t.path, None if t.us is None else round(float(t.us), 2)]
+            for t in engine.level_trace(min(n_levels, max_levels))]
+    return {"n_levels": n_levels, "levels": rows}
 
 
 class _Progress:

@@ -367,3 +367,75 @@ def test_training_set_is_grid_plus_persistent_bases():
     assert all(c.load_balance == "binary_search" and c.block_size == 128 for c in wide)
     assert all(c.frontier_limit == 8192 for c in extra if c not in wide)
     assert resolve_configs("train") == t
+
+
+# ------------------------------------------------------------------------------ GPU faults and level traces
+def test_context_lost_recognises_cuda_faults_only():
+    from autotune.sweep import context_lost
+
+    assert context_lost("CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered")
+    assert context_lost("CUDADriverError: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure")
+    assert context_lost("CUDARuntimeError: cudaErrorMisalignedAddress: misaligned address")
+    assert not context_lost("ValidationError: distances differ at vertex 3")
+    assert not context_lost("DeviceMemoryError: needs 10 bytes but only 5 are free")
+    assert not context_lost(None)
+
+
+def test_sweep_stops_after_a_gpu_fault_and_resumes_past_it(tmp_path, clock):
+    """A config that faults the GPU context is logged invalid, the sweep stops (nothing more can run in
+    that process) and the next sweep resumes after it instead of faulting again."""
+    from autotune.errors import DeviceFaultError
+
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    fault = "CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered"
+    fac = replay_factory(clock, _base_ms)
+
+    def factory(graph, config):
+        runner = fac(graph, config)
+        if config.config_id == CONFIGS[1].config_id:
+            runner.fail = fault
+        return runner
+
+    with pytest.raises(DeviceFaultError, match="resume"):
+        sweep([g], CONFIGS, out, n_sources=4, progress=False, runner_factory=factory, device=FAKE_DEVICE)
+    recs = read_log(out).records
+    assert [r.config_id for r in recs] == [CONFIGS[0].config_id, CONFIGS[1].config_id]
+    assert recs[0].valid and not recs[1].valid and "illegal memory access" in recs[1].error
+    calls = []
+    res = sweep([g], CONFIGS, out, n_sources=4, progress=False, runner_factory=replay_factory(clock, _base_ms,
+                calls=calls), device=FAKE_DEVICE)
+    assert res.n_measured == 2 and calls == [c.config_id for c in CONFIGS[2:]]
+
+
+class _TracedEngine:
+    """Stands in for a GPU engine: three levels of a known trace."""
+
+    def traverse(self, source):
+        return 3
+
+    def level_trace(self, n):
+        from autotune._engine import LevelTrace
+
+        rows = [LevelTrace(0, 1, "push", "single_block", None, 1.5), LevelTrace(1, 40, "push", "multi_block", 8, 4.25),
+                LevelTrace(2, 900, "pull", "multi_block", None, 7.0)]
+        return rows[:n]
+
+
+def test_sweep_logs_the_level_trace_when_asked(tmp_path, clock):
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    fac = replay_factory(clock, _base_ms)
+
+    def factory(graph, config):
+        runner = fac(graph, config)
+        runner.engine = _TracedEngine()
+        return runner
+
+    sweep([g], CONFIGS[:2], out, n_sources=4, progress=False, runner_factory=factory, device=FAKE_DEVICE, levels=2)
+    for r in read_log(out).records:
+        assert r.measure["n_levels"] == 3
+        assert r.measure["levels"] == [[1, "push", "single_block", 1.5], [40, "push", "multi_block", 4.25]]
+    out2 = tmp_path / "s2.jsonl"
+    sweep([g], CONFIGS[:1], out2, n_sources=4, progress=False, runner_factory=factory, device=FAKE_DEVICE)
+    assert "levels" not in read_log(out2).records[0].measure
