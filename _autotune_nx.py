@@ -35,6 +35,10 @@ FUNCTIONS = {
                                           "(fitting int32) or all positive floats whose float32 sums are "
                                           "exact (multiples of a power of two, e.g. 0.25); weight functions "
                                           "and other weights are declined.",
+    "closeness_centrality": "Batched multi-source BFS on the GPU over the in-edges (NetworkX's inward "
+                            "distance), giving NetworkX's values; ``u`` and ``wf_improved`` as NetworkX. "
+                            "``distance`` is taken only when every edge's distance is 1; weighted closeness "
+                            "is declined.",
 }
 
 
@@ -57,7 +61,7 @@ def get_info() -> dict:
         "backend_name": "autotune",
         "project": "autotune-bfs",
         "package": "autotune",
-        "short_summary": "Per-graph auto-tuned BFS and SSSP on NVIDIA GPUs (CuPy kernels).",
+        "short_summary": "Per-graph auto-tuned BFS, SSSP and closeness on NVIDIA GPUs (CuPy kernels).",
         "functions": {name: {"extra_docstring": doc} for name, doc in FUNCTIONS.items()},
         "default_config": {
             "tune": True,

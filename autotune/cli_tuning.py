@@ -67,15 +67,35 @@ def _needs_gpu(what: str, alternative: str) -> bool:
 #: Layout version of the compact model copies.
 _COMPACT_FORMAT = 1
 
-#: The shipped model of each algorithm and its environment override, as
-#: :func:`autotune.model.default_model_path` finds them (kept equal by tests/test_cli_output.py:
+#: The shipped model of each algorithm (the one taken without a GPU) and its environment override,
+#: as :func:`autotune.model.default_model_path` finds them (kept equal by tests/test_cli_output.py:
 #: importing autotune.model imports scikit-learn, which the fast path avoids).
 _MODEL_FILES = {"bfs": "bfs_h100.joblib", "sssp": "sssp_h200.joblib"}
 _MODEL_ENV = {"bfs": "AUTOTUNE_MODEL", "sssp": "AUTOTUNE_SSSP_MODEL"}
 
 
+def _model_dirs():
+    """``autotune.model._model_dirs`` without importing :mod:`autotune.model`."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    dirs = [here / "models", here.parent / "models"]
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("autotune.models")
+        if spec is not None and spec.submodule_search_locations:
+            dirs += [Path(loc) for loc in spec.submodule_search_locations]
+    except (ImportError, ValueError):
+        pass
+    return dirs
+
+
 def _default_model_path(algorithm: str):
-    """:func:`autotune.model.default_model_path` without importing :mod:`autotune.model`."""
+    """:func:`autotune.model.default_model_path` for the fast path, which runs without a GPU: its
+    choice without a GPU (the environment override, else the shipped default when present, else the
+    first ``<algorithm>_*.joblib`` found), made without importing :mod:`autotune.model`. With a GPU
+    present, that function answers (and warns, once per process, when the file is another GPU's)."""
     import os
     from pathlib import Path
 
@@ -83,22 +103,27 @@ def _default_model_path(algorithm: str):
     if env:
         p = Path(env).expanduser()
         return p if os.path.lexists(p) else None
-    name = _MODEL_FILES[algorithm]
-    here = Path(__file__).resolve().parent
-    for cand in (here / "models" / name, here.parent / "models" / name):
-        if cand.is_file():
-            return cand
-    try:
-        import importlib.util
+    from ._backend import gpu_available
 
-        spec = importlib.util.find_spec("autotune.models")
-        if spec is not None and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                if (Path(loc) / name).is_file():
-                    return Path(loc) / name
-    except (ImportError, ValueError):
-        pass
-    return None
+    if gpu_available():
+        from .model import default_model_path
+
+        return default_model_path(algorithm)
+    found, seen = [], set()
+    for d in _model_dirs():
+        try:
+            files = sorted(Path(d).glob(f"{algorithm}_?*.joblib"))
+        except OSError:
+            continue
+        for f in files:
+            key = os.path.realpath(f)
+            if key not in seen and f.is_file():
+                seen.add(key)
+                found.append(f)
+    for f in found:
+        if f.name == _MODEL_FILES[algorithm]:
+            return f
+    return found[0] if found else None
 
 
 def _model_file(model, algorithm: str):
@@ -533,11 +558,14 @@ def cmd_retrain(args) -> int:
                         label_tolerance=args.label_tolerance, random_state=args.seed, algorithm=args.algorithm)
     _warn_to_stderr(caught)
     meta = model.metadata_
+    study = _per_level_study(args.logs, meta)
     if args.json:
-        print(json.dumps({"out": args.out, "algorithm": meta.get("algorithm", "bfs"), "n_graphs": meta["n_graphs"],
-                          "n_records": meta["n_records"], "device": meta["device"], "labels": meta["label_counts"],
-                          "cv": meta["cv"]["regret"], "cv_lofo": meta["cv"].get("lofo"),
-                          "cv_real": meta["cv"].get("real")}, indent=2, default=str))
+        out = {"out": args.out, "algorithm": meta.get("algorithm", "bfs"), "n_graphs": meta["n_graphs"],
+               "n_records": meta["n_records"], "device": meta["device"], "labels": meta["label_counts"],
+               "cv": meta["cv"]["regret"], "cv_lofo": meta["cv"].get("lofo"), "cv_real": meta["cv"].get("real")}
+        if study is not None:
+            out["per_level"] = study.to_dict()
+        print(json.dumps(out, indent=2, default=str))
         return 0
     from rich.table import Table
 
@@ -559,7 +587,27 @@ def cmd_retrain(args) -> int:
     con.print(f"{len(meta['labels'])} label(s): " + ", ".join(f"{k} ×{v}" for k, v in meta["label_counts"].items()))
     if args.out:
         con.print(f"model written to {args.out} (+ metadata {str(args.out).rsplit('.', 1)[0]}.json)")
+    if study is not None:
+        from .policy import format_study
+
+        con.print("")
+        con.print(format_study(study), markup=False, highlight=False)
     return 0
+
+
+def _per_level_study(logs, meta):
+    """The per-level policy study (:func:`autotune.policy.per_level_oracle`) of the records retrain
+    trained on (its algorithm and device), or None when they carry no level trace
+    (``autotune sweep --levels``)."""
+    from .logs import read_log
+    from .policy import has_level_traces, per_level_oracle
+
+    device = (meta.get("device") or {}).get("name")
+    records = [r for r in read_log(logs, warn=False).records
+               if r.algorithm == meta.get("algorithm", "bfs") and (device is None or r.device_name == device)]
+    if not has_level_traces(records):
+        return None
+    return per_level_oracle(records)
 
 
 # ------------------------------------------------------------------------------------------ wire

@@ -49,7 +49,9 @@ treat as ties) is a tie (``n_ties``; ``geomean_ties`` counts such picks as regre
 
 **Models per GPU.** Model files are named ``<algorithm>_<gpu>.joblib`` (``bfs_h100``, ``bfs_h200``,
 ``sssp_h200``); :func:`choose_model_file` picks the one of the GPU in use, else one of the same
-architecture (H100 and H200 are both sm_90), else any, with the text of the warning to give once.
+architecture (H100 and H200 are both sm_90), else any, with the text of the warning to give once;
+:func:`default_model_path` applies it to the shipped models for the current GPU (``$AUTOTUNE_MODEL`` /
+``$AUTOTUNE_SSSP_MODEL`` override it) and gives that warning once per process (:func:`warn_once`).
 
 **One model per algorithm and GPU family.** BFS and SSSP are separate models, each trained only on
 its own records (log schema 2's ``algorithm``; schema-1 lines are BFS): ``models/bfs_<gpu>.joblib``
@@ -1361,10 +1363,31 @@ def choose_model_file(candidates: Sequence[Path], device_name: str | None, algor
 
 _WARNED: set = set()
 
+#: ``(resolved model file, device name)`` pairs for which :func:`default_model_path` chose a model of
+#: another GPU and gave (once) the warning of :func:`choose_model_file`: :func:`load_model` does not
+#: repeat it as its own "trained on another GPU" warning.
+_CHOSEN_FOR_OTHER_GPU: set = set()
+
 
 def warn_once(text: str, category=UserWarning, stacklevel: int = 3) -> bool:
-    """Issue *text* as a warning the first time this process asks, never again (e.g. the model
-    choice of :func:`choose_model_file`, asked for at every ``tune``). Returns whether it warned."""
+    """Issue *text* as a warning the first time this process asks, never again.
+
+    Used for the model choice of :func:`choose_model_file`, asked for at every ``tune``. A text
+    asked for while warnings are filtered out (``simplefilter("ignore")``) counts as given.
+
+    Parameters
+    ----------
+    text : str
+        The warning's message; empty or None: nothing.
+    category : type of Warning, default UserWarning
+    stacklevel : int, default 3
+        As :func:`warnings.warn`'s, counted from this function (3: the caller of its caller).
+
+    Returns
+    -------
+    bool
+        Whether it warned now (False when *text* is empty or was given before).
+    """
     if not text or text in _WARNED:
         return False
     _WARNED.add(text)
@@ -1373,7 +1396,15 @@ def warn_once(text: str, category=UserWarning, stacklevel: int = 3) -> bool:
 
 
 def current_device_name() -> str | None:
-    """The current GPU's name (``device_properties()["name"]``), None without a usable GPU."""
+    """The current GPU's name (``device_properties()["name"]``), None without a usable GPU.
+
+    Asks :func:`autotune._backend.gpu_available` first (a probe cached per process): without CuPy,
+    without a CUDA device or with ``$AUTOTUNE_DISABLE_GPU`` no GPU is queried. Never raises.
+
+    Returns
+    -------
+    str or None
+    """
     from ._backend import gpu_available
 
     if not gpu_available():
@@ -1386,41 +1417,109 @@ def current_device_name() -> str | None:
         return None
 
 
-def default_model_path(algorithm: str = "bfs") -> Path | None:
-    """The shipped model file of *algorithm*, or None when absent.
+def _model_dirs() -> list[Path]:
+    """The folders holding shipped models, in the order they are searched: ``<package>/models``
+    (installed wheel), ``<repo>/models`` (source checkout), then the ``autotune.models`` package
+    location (editable installs), like :func:`autotune._kernels.kernel_dir`. Mirrored without
+    importing this module by ``autotune.cli_tuning._model_dirs``."""
+    here = Path(__file__).resolve().parent
+    dirs = [here / "models", here.parent / "models"]
+    try:
+        import importlib.util
 
-    Looked up in order: the environment variable of the algorithm (:data:`MODEL_ENV_VARS`:
-    ``$AUTOTUNE_MODEL`` for BFS, ``$AUTOTUNE_SSSP_MODEL`` for SSSP; a path, None when the file does
-    not exist), ``<package>/models/<name>`` (installed wheel), ``<repo>/models/<name>`` (source
-    checkout), then the ``autotune.models`` package location (editable installs), like
-    :func:`autotune._kernels.kernel_dir`, with ``<name>`` from :data:`DEFAULT_MODEL_RELPATHS`
-    (``bfs_h100.joblib``, ``sssp_h200.joblib``).
+        spec = importlib.util.find_spec("autotune.models")
+        if spec is not None and spec.submodule_search_locations:
+            dirs += [Path(loc) for loc in spec.submodule_search_locations]
+    except (ImportError, ValueError):
+        pass
+    return dirs
+
+
+def _model_candidates(algorithm: str, dirs: Sequence[Path]) -> list[Path]:
+    """The model files ``<algorithm>_<gpu>.joblib`` in *dirs*: folder by folder in the given order,
+    by name within a folder, a file reached twice (the same folder listed twice) kept at its first
+    place. Regular files only."""
+    out: list[Path] = []
+    seen: set = set()
+    for d in dirs:
+        try:
+            files = sorted(Path(d).glob(f"{algorithm}_?*.joblib"))
+        except OSError:
+            continue
+        for f in files:
+            key = os.path.realpath(f)
+            if key not in seen and f.is_file():
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+#: Default of *device_name* in :func:`default_model_path`: the current GPU (None is "no GPU").
+_CURRENT_GPU: Any = type("_CurrentGPU", (), {"__repr__": lambda self: "<current GPU>"})()
+
+
+def _default_model_choice(algorithm: str, device_name: Any = _CURRENT_GPU
+                          ) -> tuple[Path | None, str | None, str | None]:
+    """:func:`default_model_path` without warning: the file, :func:`choose_model_file`'s warning
+    (None with the environment override) and the device name the choice was made for."""
+    default_feature_names(algorithm)  # validates the name
+    env = os.environ.get(MODEL_ENV_VARS[algorithm])
+    if env:  # a path that exists but is no regular file is returned: load_model names what is wrong with it
+        path = Path(env).expanduser()
+        return (path if os.path.lexists(path) else None), None, None
+    if device_name is _CURRENT_GPU:
+        device_name = current_device_name()
+    path, why = choose_model_file(_model_candidates(algorithm, _model_dirs()), device_name, algorithm,
+                                  preferred=Path(DEFAULT_MODEL_RELPATHS[algorithm]).name)
+    return path, why, device_name
+
+
+def default_model_path(algorithm: str = "bfs", device_name: Any = _CURRENT_GPU) -> Path | None:
+    """The model file of *algorithm* for the GPU named *device_name*, or None when there is none.
+
+    1. The environment variable of the algorithm (:data:`MODEL_ENV_VARS`: ``$AUTOTUNE_MODEL`` for
+       BFS, ``$AUTOTUNE_SSSP_MODEL`` for SSSP), when set, wins whatever the GPU: that path, or None
+       when the file does not exist.
+    2. Otherwise the files ``<algorithm>_<gpu>.joblib`` of ``<package>/models`` (installed wheel),
+       ``<repo>/models`` (source checkout) and the ``autotune.models`` package location (editable
+       installs), in that order, go to :func:`choose_model_file`: this GPU's own model (tag of
+       :func:`gpu_tag`: ``bfs_h200.joblib`` on an H200), else one of the same architecture, else
+       any; without a GPU, the file named by :data:`DEFAULT_MODEL_RELPATHS` (the shipped default)
+       when present, else the first found.
+
+    A model of another GPU comes with :func:`choose_model_file`'s warning, given once per process
+    (:func:`warn_once`); :func:`load_model` then does not warn again that the file was trained on
+    another GPU.
+
+    Parameters
+    ----------
+    algorithm : {'bfs', 'sssp'}, default 'bfs'
+    device_name : str or None, optional
+        The GPU the model is for (``device_properties()["name"]``); default the current GPU's name
+        (:func:`current_device_name`: no CuPy import and no GPU query without a GPU), None: pick as
+        without a GPU.
+
+    Returns
+    -------
+    Path or None
+        The model file, None when the environment variable names a missing file or no model file of
+        *algorithm* was found.
+
+    Warns
+    -----
+    UserWarning
+        Once per process and text, when the file chosen was trained on another GPU.
 
     Raises
     ------
     InvalidArgumentError
         On an unknown algorithm.
     """
-    default_feature_names(algorithm)  # validates the name
-    env = os.environ.get(MODEL_ENV_VARS[algorithm])
-    if env:  # a path that exists but is no regular file is returned: load_model names what is wrong with it
-        return Path(env).expanduser() if os.path.lexists(Path(env).expanduser()) else None
-    name = Path(DEFAULT_MODEL_RELPATHS[algorithm]).name
-    here = Path(__file__).resolve().parent
-    for cand in (here / "models" / name, here.parent / "models" / name):
-        if cand.is_file():
-            return cand
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("autotune.models")
-        if spec is not None and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                if (Path(loc) / name).is_file():
-                    return Path(loc) / name
-    except (ImportError, ValueError):
-        pass
-    return None
+    path, why, device_name = _default_model_choice(algorithm, device_name)
+    if why and path is not None:
+        _CHOSEN_FOR_OTHER_GPU.add((os.path.realpath(path), device_name))
+        warn_once(why)
+    return path
 
 
 def _model_fix(path) -> str:
@@ -1499,16 +1598,26 @@ def load_model(path=None, *, device_name: str | None = None, warn: bool = True,
     Parameters
     ----------
     path : str or os.PathLike, optional
-        Default :func:`default_model_path` of *algorithm* (BFS when None).
+        Default :func:`default_model_path` of *algorithm* (BFS when None) for *device_name*: the
+        model of this GPU when there is one.
     device_name : str, optional
         GPU model the predictions are for (default: the current GPU's name, no check without one).
     warn : bool, default True
+        Whether to give the version and device warnings below.
     algorithm : {'bfs', 'sssp'}, optional
         The traversal the model must select for (one model per algorithm); None: no check.
 
     Returns
     -------
     SelectionModel
+
+    Warns
+    -----
+    UserWarning
+        When the model has no metadata, was trained with another scikit-learn version, or on
+        another GPU than *device_name*; the last not when :func:`default_model_path` chose this file
+        for this GPU and already said so (once per process). With *path* None, also
+        :func:`default_model_path`'s warning.
 
     Raises
     ------
@@ -1527,7 +1636,7 @@ def load_model(path=None, *, device_name: str | None = None, warn: bool = True,
 
     if path is None:
         rel = DEFAULT_MODEL_RELPATHS.get(algorithm or "bfs", DEFAULT_MODEL_RELPATH)
-        path = default_model_path(algorithm or "bfs")
+        path = default_model_path(algorithm or "bfs", _CURRENT_GPU if device_name is None else device_name)
         if path is None:
             raise MissingFileError(rel, "no selection model found; train one with "
                                         f"'autotune retrain LOGS --out {rel}"
@@ -1565,7 +1674,8 @@ def load_model(path=None, *, device_name: str | None = None, warn: bool = True,
 
                 device_name = device_properties()["name"]
         trained_for = (meta.get("device") or {}).get("name")
-        if device_name is not None and trained_for is not None and trained_for != device_name:
+        if (device_name is not None and trained_for is not None and trained_for != device_name
+                and (os.path.realpath(path), device_name) not in _CHOSEN_FOR_OTHER_GPU):
             warnings.warn(f"model {str(path)!r} was trained on {trained_for!r} but this GPU is {device_name!r}; its "
                           f"choices may not be the fastest here. Sweep this GPU and retrain: 'autotune sweep --corpus "
                           f"models/corpus.txt --out logs/this_gpu.jsonl' then 'autotune retrain logs/this_gpu.jsonl "

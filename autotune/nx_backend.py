@@ -1,4 +1,4 @@
-"""NetworkX dispatch backend ``autotune``: NetworkX's BFS and path-length functions on the GPU.
+"""NetworkX dispatch backend ``autotune``: NetworkX's BFS, path-length and closeness functions on the GPU.
 
 NetworkX finds the backend through the entry points ``networkx.backends`` (this module's
 :class:`BackendInterface`) and ``networkx.backend_info`` (``_autotune_nx.get_info``, which imports
@@ -19,7 +19,9 @@ not keep: the GPU computes the distances, then one vectorised pass per BFS level
 NetworkX's order from them (on the GPU for large graphs): the vertices of level d+1 are the first
 occurrences, in the order (rank of the parent in level d, position in the parent's neighbour
 list), of the level-(d+1) neighbours of level d. The dicts of the path-length functions, whose
-order NetworkX does not specify, list their keys in order of distance.
+order NetworkX does not specify, list their keys in order of distance. ``closeness_centrality``
+runs :func:`autotune.batched.closeness_centrality` (batched multi-source BFS over the in-edges, as
+NetworkX reverses a directed graph) and gives NetworkX's floats bit for bit, keys in node order.
 
 Conversion (:func:`convert_from_nx`) builds, per direction, a CSR in NetworkX's node and neighbour
 order; the GPU copy (sorted rows), the tuned :class:`~autotune.config.TraversalConfig` (one
@@ -63,7 +65,9 @@ __all__ = [
 #: graphs with 5 edges per node, backend calls on a cached conversion): NetworkX ran 5-7 M edges/s
 #: and a backend call cost 0.4-0.6 ms, so single_source_shortest_path_length broke even near 10,000
 #: edges (0.68 vs 0.60 ms; 2.2x at 30,000, 5.6x at 100,000) and bfs_edges near 20,000 (1.4x at
-#: 30,000, 2.5x at 100,000). 20,000 lets every function win.
+#: 30,000, 2.5x at 100,000). 20,000 lets every function win. ``closeness_centrality`` uses the same
+#: threshold: with ``u`` it is one BFS; for every node NetworkX runs one BFS per node against one
+#: batched GPU call, so it surely wins above it (where it breaks even below is not measured yet).
 SHOULD_RUN_MIN_EDGES = 20_000
 
 #: ``bfs_layers`` with more distinct sources than this (given as a list, tuple or set) is declined:
@@ -80,6 +84,9 @@ MAX_LAYER_SOURCES = 64
 ORDER_ON_GPU_MIN_EDGES = 1 << 18
 ORDER_ON_GPU_MIN_LEVEL_EDGES = 16_384
 
+#: Sources per scipy call of the host reference's closeness (bounds its distance block's memory).
+_HOST_CLOSENESS_CHUNK = 256
+
 #: Environment variable: when set (not "0"), the traversals run on the host with
 #: ``scipy.sparse.csgraph`` instead of the GPU engine (``nx.config.backends.autotune.host_reference``).
 #: It exists to test the backend's NetworkX semantics (conversion, orders, output) on a machine
@@ -90,7 +97,7 @@ HOST_REFERENCE_ENV = "AUTOTUNE_NX_HOST_REFERENCE"
 FUNCTIONS = (
     "bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors", "bfs_layers", "descendants_at_distance",
     "single_source_shortest_path_length", "single_target_shortest_path_length", "shortest_path_length",
-    "single_source_dijkstra_path_length",
+    "single_source_dijkstra_path_length", "closeness_centrality",
 )
 
 _CACHE_KEY = "autotune"  # this backend's entry in G.__networkx_cache__
@@ -196,11 +203,12 @@ def _scan_weights(nbrs: list, name, multigraph: bool) -> _Weights:
     if multigraph:
         groups = [list(map(get, keyed.values())) for keyed in datas]
         types = set(map(type, itertools.chain.from_iterable(groups)))
-        values = list(map(min, groups)) if types <= {int} or types <= {float} else []
+        # the least of each group only when they have one type (else declined below, as mixed types)
+        values = list(map(min, groups)) if types <= {int} or types <= {float} else None
     else:
         values = list(map(get, datas))
         types = set(map(type, values))
-    if not values:
+    if not types:
         return _Weights("int", "", np.zeros(0, dtype=np.int64), None)
     if types == {int}:
         try:
@@ -1127,6 +1135,86 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
     return int(dist[t])
 
 
+def _host_closeness_reductions(data: _GraphData, sources):
+    """The host reference (scipy) of the batched BFS's reductions, per source vertex (None: all):
+    the vertices that reach it (itself included) and the sum of their hop distances to it."""
+    adj = data.adjacency("pred")  # NetworkX: G.reverse() for a directed graph, then BFS from the node
+    n = data.n
+    from scipy.sparse.csgraph import dijkstra
+
+    mat = adj.host_matrix(n)
+    src = np.arange(n) if sources is None else np.asarray(sources, dtype=np.int64)
+    reached = np.empty(len(src), dtype=np.int64)
+    sums = np.empty(len(src), dtype=np.int64)
+    for a in range(0, len(src), _HOST_CLOSENESS_CHUNK):
+        d = dijkstra(mat, directed=True, indices=src[a:a + _HOST_CLOSENESS_CHUNK], unweighted=True)
+        fin = np.isfinite(d)
+        reached[a:a + len(d)] = fin.sum(axis=1)
+        sums[a:a + len(d)] = np.where(fin, d, 0).sum(axis=1).astype(np.int64)
+    return reached, sums
+
+
+def _closeness_values(data: _GraphData, sources, wf_improved: bool) -> np.ndarray:
+    """NetworkX's closeness of *sources* (vertex ids; None: every vertex, in node order), float64."""
+    from .batched import closeness_centrality as batched_closeness, closeness_from_reductions
+
+    if _host_reference():
+        reached, sums = _host_closeness_reductions(data, sources)
+        return closeness_from_reductions(data.n, reached, sums, wf_improved)
+    from .errors import DeviceMemoryError, GPUUnavailableError
+
+    # the out-edges' CSR: the batched engine itself runs over the in-edges of a directed graph
+    csr = data.adjacency("succ").csr(data)
+    try:
+        c = batched_closeness(csr, None if sources is None else np.asarray(sources, dtype=np.int64),
+                              wf_improved=wf_improved)
+    except (DeviceMemoryError, GPUUnavailableError) as exc:
+        raise BackendDeclined(str(exc)) from exc
+    return to_host(c)
+
+
+def closeness_centrality(G, u=None, distance=None, wf_improved=True):
+    """NetworkX's :func:`networkx.closeness_centrality` from batched multi-source BFS on the GPU.
+
+    NetworkX's definition, to the bit: ``(r - 1) / S`` for a node reached from ``r - 1`` other
+    nodes at total distance ``S`` over the in-edges (NetworkX reverses a directed graph), times
+    ``(r - 1) / (len(G) - 1)`` with *wf_improved*; 0.0 when ``S`` is 0 or the graph has one node.
+
+    Parameters
+    ----------
+    G : networkx.Graph or AutotuneGraph
+    u : node, optional
+        Only this node's closeness (a float).
+    distance : edge attribute, optional
+        Taken only when every edge's distance is 1 (the attribute missing, as NetworkX reads it, or 1
+        / 1.0 on every edge): other distances are declined by :func:`can_run` (NetworkX runs Dijkstra).
+    wf_improved : bool
+        Wasserman and Faust's scaling by the fraction of nodes reached.
+
+    Returns
+    -------
+    dict or float
+        ``{node: closeness}`` in node order, or the float of *u*.
+    """
+    name = "closeness_centrality"
+    data = _graph_data(G)
+    if distance is not None:
+        c = _closeness_distance_check(data, distance)
+        if c is not True:  # can_run declines it; a direct call gets the same answer
+            raise BackendDeclined(c)
+    sources = None if u is None else [data.vertex(u)]
+    n = data.n
+    if n <= 1 or data.adjacency("succ").m == 0:  # no node reaches another: NetworkX's 0.0 everywhere
+        _record(name, "trivial")
+        values = [0.0] * (n if u is None else 1)
+    else:
+        values = _closeness_values(data, sources, bool(wf_improved)).tolist()
+        _ran(name)
+    if u is not None:
+        return values[0]
+    return dict(zip(data.nodes, values))
+
+
 _IMPLS = {
     "bfs_edges": bfs_edges, "bfs_tree": bfs_tree, "bfs_predecessors": bfs_predecessors,
     "bfs_successors": bfs_successors, "bfs_layers": bfs_layers, "descendants_at_distance": descendants_at_distance,
@@ -1134,6 +1222,7 @@ _IMPLS = {
     "single_target_shortest_path_length": single_target_shortest_path_length,
     "shortest_path_length": shortest_path_length,
     "single_source_dijkstra_path_length": single_source_dijkstra_path_length,
+    "closeness_centrality": closeness_centrality,
 }
 assert tuple(_IMPLS) == FUNCTIONS
 _SIGNATURES = {name: inspect.signature(func) for name, func in _IMPLS.items()}
@@ -1249,11 +1338,39 @@ def _check_dijkstra(G, a):
                           _weight_check(G, a["weight"]))
 
 
+def _closeness_distance_check(data: _GraphData, distance):
+    """True when every edge's *distance* is 1 as NetworkX's Dijkstra reads it (hop counts, then)."""
+    if callable(distance):
+        return "distance functions are declined (NetworkX calls them per edge)"
+    try:
+        hash(distance)
+    except TypeError:
+        return f"distance={distance!r} is not an attribute name"
+    w = data.weights(distance)
+    if w.kind is None:
+        return f"weighted closeness is declined ({w.reason})"
+    if len(w.values) and not bool((w.values == 1).all()):
+        return (f"distance={distance!r}: edge distances other than 1 (weighted closeness is declined: NetworkX "
+                "runs Dijkstra from every node)")
+    return True
+
+
+def _check_closeness(G, a):
+    if a["u"] is not None:
+        c = _node_check(G, a["u"], "u")
+        if c is not True:
+            return c
+    if a["distance"] is not None:
+        return _closeness_distance_check(_graph_data(G), a["distance"])
+    return True
+
+
 _CHECKS = {
     "bfs_edges": _check_bfs_tree_like, "bfs_tree": _check_bfs_tree_like, "bfs_predecessors": _check_bfs_tree_like,
     "bfs_successors": _check_bfs_tree_like, "bfs_layers": _check_layers, "descendants_at_distance": _check_descendants,
     "single_source_shortest_path_length": _check_ssspl, "single_target_shortest_path_length": _check_stspl,
     "shortest_path_length": _check_spl, "single_source_dijkstra_path_length": _check_dijkstra,
+    "closeness_centrality": _check_closeness,
 }
 
 
@@ -1283,7 +1400,8 @@ def can_run(name, args, kwargs):
         a node not in the graph, a non-numeric limit); weights the GPU path cannot sum like
         NetworkX (zero, negative or non-finite weights, int weights beyond int32, floats that are
         not multiples of a power of two whose float32 sums stay exact, see
-        :data:`FLOAT32_EXACT_UNITS`; mixed int and float); more than :data:`MAX_LAYER_SOURCES` sources.
+        :data:`FLOAT32_EXACT_UNITS`; mixed int and float); more than :data:`MAX_LAYER_SOURCES` sources;
+        a closeness ``distance`` under which some edge is not 1 (weighted closeness).
     """
     if name not in _IMPLS:
         return f"{name} is not implemented by autotune"

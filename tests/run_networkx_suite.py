@@ -10,6 +10,14 @@ backend implements to it; with ``NETWORKX_FALLBACK_TO_NX=True`` the calls the ba
     python tests/run_networkx_suite.py --host-reference  # anywhere: scipy stands in for the GPU
     python tests/run_networkx_suite.py --no-fallback     # declines become xfail, not NetworkX runs
 
+The backend is found through its entry points (pyproject.toml) when the package is installed
+(``pip install -e .``). From a source copy that is not installed (``PYTHONPATH=<copy>``, as on a GPU
+machine), NetworkX's registry has no ``autotune``: the runner then registers it for the run by
+putting a temporary ``*.dist-info`` with the same two entry points on the test process's path, so
+NetworkX finds it exactly as it finds an installed backend (``import networkx`` reads the entry
+points; nothing of NetworkX is patched). The copy of ``autotune`` that runs is the one under this
+file's repository (it is put first on ``PYTHONPATH``); the summary names it.
+
 It prints pytest's output, then the outcome counts (passed / failed / error / skipped / xfailed /
 xpassed) and how the calls that reached the backend ended (ran on the GPU, with the host
 reference, trivially, or declined and why), and exits non-zero when a test failed. On a machine
@@ -32,23 +40,47 @@ MODULES = (
     "networkx.algorithms.shortest_paths.tests.test_unweighted",
     "networkx.algorithms.shortest_paths.tests.test_generic",
     "networkx.algorithms.shortest_paths.tests.test_weighted",
+    "networkx.algorithms.centrality.tests.test_closeness_centrality",
 )
+
+#: The backend's entry points, as pyproject.toml declares them (a test checks that they agree):
+#: ``{group: (name, "module:attribute")}``.
+ENTRY_POINTS = {
+    "networkx.backends": ("autotune", "autotune.nx_backend:BackendInterface"),
+    "networkx.backend_info": ("autotune", "_autotune_nx:get_info"),
+}
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _check_installed() -> str | None:
-    """Why the backend cannot be found by NetworkX, or None."""
-    from importlib.metadata import entry_points
-
-    if not list(entry_points(group="networkx.backends", name="autotune")):
-        return ("the entry point networkx.backends:autotune is not installed: run "
-                "`python -m pip install -e . --no-deps` in the repository (after any change to pyproject.toml)")
+def _check_networkx() -> str | None:
+    """Why NetworkX's test-suite cannot run here, or None."""
     try:
         import networkx  # noqa: F401
-    except ImportError:
-        return "networkx is not installed (it is in the [test] extra)"
+        import pytest  # noqa: F401
+    except ImportError as exc:
+        return f"{exc.name} is not installed (it is in the [test] extra)"
     return None
+
+
+def registered() -> bool:
+    """Whether NetworkX's registry (read from the installed entry points) has the backend ``autotune``."""
+    import networkx
+
+    return "autotune" in networkx.utils.backends.backends and "autotune" in networkx.utils.backends.backend_info
+
+
+def write_entry_points(folder) -> Path:
+    """Write a minimal distribution holding only the backend's entry points (:data:`ENTRY_POINTS`)
+    under *folder*, for a test process that has *folder* on its path; return the ``.dist-info``."""
+    info = Path(folder) / "autotune_nx_source_backend-0.0.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: autotune-nx-source-backend\nVersion: 0.0\n"
+                                   "Summary: entry points of the autotune NetworkX backend for a run from a "
+                                   "source copy (tests/run_networkx_suite.py)\n")
+    (info / "entry_points.txt").write_text("".join(f"[{group}]\n{name} = {value}\n\n"
+                                                   for group, (name, value) in ENTRY_POINTS.items()))
+    return info
 
 
 def run_suite(modules=MODULES, *, host_reference: bool = False, fallback: bool = True, extra_args=(),
@@ -75,10 +107,12 @@ def run_suite(modules=MODULES, *, host_reference: bool = False, fallback: bool =
         ``dispatch`` (:func:`autotune.nx_backend.dispatch_stats` of the run), ``returncode``,
         ``command``, ``env`` (the variables set), ``output`` (when *quiet*).
     """
-    problem = _check_installed()
+    problem = _check_networkx()
     if problem:
         raise SystemExit(f"run_networkx_suite: {problem}")
     import networkx
+
+    installed = registered()
 
     nx_parent = str(Path(networkx.__file__).resolve().parent.parent)
     env = dict(os.environ)
@@ -92,9 +126,13 @@ def run_suite(modules=MODULES, *, host_reference: bool = False, fallback: bool =
     if host_reference:
         set_env["AUTOTUNE_NX_HOST_REFERENCE"] = "1"
     env.update(set_env)
-    # the plugin module is importable from the repository root (tests/ is a package)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [env.get("PYTHONPATH")] if p])
     with tempfile.TemporaryDirectory(prefix="autotune-nx-suite-") as tmp:
+        # this repository's autotune first; the plugin module is importable from its root (tests/ is a package)
+        path = [str(REPO)]
+        if not installed:  # a source copy: NetworkX finds the backend through these entry points instead
+            write_entry_points(os.path.join(tmp, "entry_points"))
+            path.append(os.path.join(tmp, "entry_points"))
+        env["PYTHONPATH"] = os.pathsep.join(path + [p for p in [env.get("PYTHONPATH")] if p])
         report_path = os.path.join(tmp, "report.json")
         env["AUTOTUNE_NX_SUITE_REPORT"] = report_path
         # --confcutdir: NetworkX's conftest.py (which reads NETWORKX_TEST_BACKEND) sits in the installed
@@ -108,7 +146,9 @@ def run_suite(modules=MODULES, *, host_reference: bool = False, fallback: bool =
                 report = json.load(fh)
         except (OSError, ValueError):
             report = {"counts": {}, "failed": [], "dispatch": {}, "exitstatus": None}
-    report.update(returncode=proc.returncode, command=cmd, env=set_env)
+    report.update(returncode=proc.returncode, command=cmd, env=set_env,
+                  registration="installed entry points" if installed else
+                  "entry points of this source copy (not installed: a temporary dist-info on PYTHONPATH)")
     if quiet:
         report["output"] = (proc.stdout or "") + (proc.stderr or "")
     return report
@@ -121,6 +161,9 @@ def summarize(report: dict) -> str:
              + ", ".join(f"{k}={v}" for k, v in report.get("env", {}).items()) + "):",
              "  " + "  ".join(f"{k} {c.get(k, 0)}" for k in ("passed", "failed", "error", "skipped", "xfailed",
                                                               "xpassed"))]
+    if report.get("registration"):
+        lines.append(f"  backend: {report.get('backend_module') or 'not loaded'} "
+                     f"(found through the {report['registration']})")
     for tid in report.get("failed", []):
         lines.append(f"  FAILED {tid}")
     disp = report.get("dispatch", {})

@@ -305,8 +305,10 @@ def test_default_model_path(tmp_path, monkeypatch):
     f.write_bytes(b"x")
     assert default_model_path() == f
     monkeypatch.delenv("AUTOTUNE_MODEL")
-    shipped = REPO / "models" / "bfs_h100.joblib"
-    assert default_model_path() == (shipped if shipped.is_file() else None)
+    from autotune.model import DEFAULT_MODEL_RELPATHS
+
+    shipped = REPO / DEFAULT_MODEL_RELPATHS["bfs"]  # the checkout's, without a GPU
+    assert default_model_path("bfs", None) == (shipped if shipped.is_file() else None)
 
 
 def test_cli_retrain_table_and_json(syn_log, tmp_path, capsys, monkeypatch):
@@ -456,3 +458,207 @@ def test_warn_once():
         assert warn_once(text) is False
         assert warn_once("") is False
     assert [str(w.message) for w in caught] == [text]
+
+
+# ------------------------------------------------------------------ model file per GPU (default_model_path)
+@pytest.fixture
+def model_dirs(tmp_path, monkeypatch):
+    """Two model folders (installed package, then checkout) with fake model files, searched instead
+    of the real ones by autotune.model and its CLI mirror; no environment override, a fresh
+    warn-once memory, and no GPU unless a test says which."""
+    import autotune._backend as backend
+    from autotune import cli_tuning
+    from autotune import model as model_mod
+
+    pkg, repo = tmp_path / "pkg" / "models", tmp_path / "repo" / "models"
+    for d in (pkg, repo):
+        d.mkdir(parents=True)
+    for name in ("bfs_h100.joblib", "bfs_h200.joblib", "sssp_h200.joblib", "bfs_h100.json", "bfsx_h200.joblib"):
+        (repo / name).write_bytes(b"x")
+    monkeypatch.setattr(model_mod, "_model_dirs", lambda: [pkg, repo])
+    monkeypatch.setattr(cli_tuning, "_model_dirs", lambda: [pkg, repo])
+    monkeypatch.setitem(model_mod.DEFAULT_MODEL_RELPATHS, "bfs", "models/bfs_h100.joblib")
+    monkeypatch.setitem(model_mod.DEFAULT_MODEL_RELPATHS, "sssp", "models/sssp_h200.joblib")
+    monkeypatch.setitem(cli_tuning._MODEL_FILES, "bfs", "bfs_h100.joblib")
+    monkeypatch.setitem(cli_tuning._MODEL_FILES, "sssp", "sssp_h200.joblib")
+    for var in ("AUTOTUNE_MODEL", "AUTOTUNE_SSSP_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(model_mod, "_WARNED", set())
+    monkeypatch.setattr(model_mod, "_CHOSEN_FOR_OTHER_GPU", set())
+    monkeypatch.setattr(model_mod, "current_device_name", lambda: None)
+    monkeypatch.setattr(backend, "gpu_available", lambda: False)
+    return pkg, repo
+
+
+def _choice(algorithm="bfs", **kw):
+    """default_model_path's file and the texts of the warnings it gave."""
+    import warnings
+
+    from autotune.model import default_model_path as dmp
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = dmp(algorithm, **kw)
+    return path, [str(w.message) for w in caught]
+
+
+def test_default_model_path_picks_this_gpus_model(model_dirs, monkeypatch):
+    import autotune.model as model_mod
+
+    _pkg, repo = model_dirs
+    assert _choice(device_name="NVIDIA H200") == (repo / "bfs_h200.joblib", [])
+    assert _choice(device_name="NVIDIA H100 80GB HBM3") == (repo / "bfs_h100.joblib", [])
+    assert _choice("sssp", device_name="NVIDIA H200") == (repo / "sssp_h200.joblib", [])
+    # the default device is the current GPU's name
+    monkeypatch.setattr(model_mod, "current_device_name", lambda: "NVIDIA H200")
+    assert _choice() == (repo / "bfs_h200.joblib", [])
+    monkeypatch.setattr(model_mod, "current_device_name", lambda: "NVIDIA H100 PCIe")
+    assert _choice() == (repo / "bfs_h100.joblib", [])
+
+
+def test_default_model_path_without_gpu_takes_the_preferred_file(model_dirs, monkeypatch):
+    import autotune.model as model_mod
+
+    pkg, repo = model_dirs
+    assert _choice() == (repo / "bfs_h100.joblib", [])  # current_device_name() is None
+    assert _choice(device_name=None) == (repo / "bfs_h100.joblib", [])
+    monkeypatch.setitem(model_mod.DEFAULT_MODEL_RELPATHS, "bfs", "models/bfs_h200.joblib")
+    assert _choice(device_name=None) == (repo / "bfs_h200.joblib", [])
+    (repo / "bfs_h200.joblib").unlink()  # the preferred file is missing: the first found
+    assert _choice(device_name=None) == (repo / "bfs_h100.joblib", [])
+    for f in repo.glob("*.joblib"):
+        f.unlink()
+    assert _choice(device_name=None) == (None, [])
+    assert _choice(device_name="NVIDIA H200") == (None, [])
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        default_model_path("dfs", None)
+
+
+def test_default_model_path_other_gpu_warns_once_per_process(model_dirs):
+    _pkg, repo = model_dirs
+    path, warned = _choice(device_name="NVIDIA A100-SXM4-80GB")
+    assert path in (repo / "bfs_h100.joblib", repo / "bfs_h200.joblib")
+    assert len(warned) == 1 and "NVIDIA A100-SXM4-80GB" in warned[0] and path.stem[4:].upper() in warned[0]
+    assert "nor for its architecture" in warned[0]
+    assert _choice(device_name="NVIDIA A100-SXM4-80GB") == (path, [])  # same process: said already
+    # same architecture: the other Hopper's model, warned once as well
+    path, warned = _choice("sssp", device_name="NVIDIA H100 80GB HBM3")
+    assert path == repo / "sssp_h200.joblib"
+    assert len(warned) == 1 and "NVIDIA H100 80GB HBM3" in warned[0] and "H200" in warned[0]
+    assert "same architecture (sm_90)" in warned[0]
+    assert _choice("sssp", device_name="NVIDIA H100 80GB HBM3") == (path, [])
+
+
+def test_default_model_path_searches_the_package_before_the_checkout(model_dirs):
+    pkg, repo = model_dirs
+    (pkg / "bfs_h100.joblib").write_bytes(b"x")
+    # this GPU's own model in the checkout beats a same-architecture one in the package
+    assert _choice(device_name="NVIDIA H200") == (repo / "bfs_h200.joblib", [])
+    assert _choice(device_name="NVIDIA H100 80GB HBM3") == (pkg / "bfs_h100.joblib", [])
+    assert _choice(device_name=None) == (pkg / "bfs_h100.joblib", [])
+    (pkg / "bfs_h200.joblib").write_bytes(b"x")
+    assert _choice(device_name="NVIDIA H200") == (pkg / "bfs_h200.joblib", [])
+
+
+def test_default_model_path_environment_override_wins(model_dirs, monkeypatch, tmp_path):
+    import autotune.model as model_mod
+
+    _pkg, repo = model_dirs
+
+    def no_gpu_query():
+        raise AssertionError("the environment override needs no GPU query")
+
+    monkeypatch.setattr(model_mod, "current_device_name", no_gpu_query)
+    mine = tmp_path / "mine_a100.joblib"
+    mine.write_bytes(b"x")
+    monkeypatch.setenv("AUTOTUNE_MODEL", str(mine))
+    assert _choice() == (mine, [])
+    assert _choice(device_name="NVIDIA H200") == (mine, [])
+    assert _choice(device_name="NVIDIA A100-SXM4-80GB") == (mine, [])
+    assert _choice("sssp", device_name="NVIDIA H200") == (repo / "sssp_h200.joblib", [])  # BFS's variable only
+    monkeypatch.setenv("AUTOTUNE_MODEL", str(tmp_path / "missing.joblib"))
+    assert _choice(device_name="NVIDIA H200") == (None, [])  # no fallback to the shipped models
+
+
+def test_cli_fast_path_lookup_matches_the_model_module(model_dirs, monkeypatch):
+    """The CLI's copy of the lookup (no scikit-learn import) gives default_model_path's no-GPU choice."""
+    from autotune import cli_tuning
+    from autotune import model as model_mod
+
+    pkg, repo = model_dirs
+
+    def same(alg):
+        got = cli_tuning._default_model_path(alg)
+        assert got == model_mod.default_model_path(alg) == model_mod.default_model_path(alg, None)
+        return got
+
+    assert same("bfs") == repo / "bfs_h100.joblib" and same("sssp") == repo / "sssp_h200.joblib"
+    (pkg / "bfs_h200.joblib").write_bytes(b"x")
+    assert same("bfs") == repo / "bfs_h100.joblib"
+    monkeypatch.setitem(model_mod.DEFAULT_MODEL_RELPATHS, "bfs", "models/bfs_h200.joblib")
+    monkeypatch.setitem(cli_tuning._MODEL_FILES, "bfs", "bfs_h200.joblib")
+    assert same("bfs") == pkg / "bfs_h200.joblib"
+    (repo / "sssp_h200.joblib").unlink()
+    (repo / "sssp_b200.joblib").write_bytes(b"x")
+    assert same("sssp") == repo / "sssp_b200.joblib"
+    (repo / "sssp_b200.joblib").unlink()
+    assert same("sssp") is None
+    monkeypatch.setenv("AUTOTUNE_SSSP_MODEL", str(repo / "bfs_h100.joblib"))
+    assert same("sssp") == repo / "bfs_h100.joblib"
+
+
+def _gpu_model(trained, folder, name, device):
+    """The trained (synthetic) model saved as *folder/name* with its metadata saying *device*."""
+    import shutil
+
+    _model, out = trained
+    shutil.copy(out, folder / name)
+    meta = json.loads(metadata_path(out).read_text())
+    meta["device"] = {**(meta.get("device") or {}), "name": device}
+    metadata_path(folder / name).write_text(json.dumps(meta))
+    return folder / name
+
+
+def test_model_of_another_gpu_is_warned_about_once(model_dirs, trained, tmp_path, monkeypatch):
+    """On an H200 without a model of its own: one warning (the choice), not a second one from
+    load_model that the model was trained on another GPU, and none at the next tunes; through
+    load_model(None) and through tune's model resolution."""
+    import warnings
+
+    import autotune.model as model_mod
+    from autotune.search import _resolve_model
+
+    monkeypatch.setattr(model_mod, "current_device_name", lambda: "NVIDIA H200")
+    pkg, repo = model_dirs
+    (repo / "bfs_h200.joblib").unlink()
+    h100 = _gpu_model(trained, pkg, "bfs_h100.joblib", "NVIDIA H100 80GB HBM3")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            mdl, where = _resolve_model(None, "NVIDIA H200", "bfs")
+            assert where == str(h100)
+        load_model(device_name="NVIDIA H200", algorithm="bfs")
+    msgs = [str(w.message) for w in caught]
+    assert len(msgs) == 1, msgs
+    assert "NVIDIA H200" in msgs[0] and "bfs_h100.joblib" in msgs[0] and "same architecture" in msgs[0]
+    # the same file given explicitly elsewhere, or another GPU's choice, still gets load_model's check
+    other = _gpu_model(trained, tmp_path, "other.joblib", "NVIDIA H100 80GB HBM3")
+    with pytest.warns(UserWarning, match=r"trained on 'NVIDIA H100 80GB HBM3' but this GPU is 'NVIDIA H200'"):
+        load_model(other, device_name="NVIDIA H200")
+    with pytest.warns(UserWarning, match=r"trained on 'NVIDIA H100 80GB HBM3' but this GPU is 'NVIDIA L4'"):
+        load_model(h100, device_name="NVIDIA L4")
+
+
+def test_model_of_this_gpu_loads_without_warning(model_dirs, trained, monkeypatch):
+    import warnings
+
+    import autotune.model as model_mod
+    from autotune.search import _resolve_model
+
+    monkeypatch.setattr(model_mod, "current_device_name", lambda: "NVIDIA H200")
+    pkg, _repo = model_dirs
+    h200 = _gpu_model(trained, pkg, "bfs_h200.joblib", "NVIDIA H200")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mdl, where = _resolve_model(None, "NVIDIA H200", "bfs")
+    assert where == str(h200) and mdl.metadata_["device"]["name"] == "NVIDIA H200"

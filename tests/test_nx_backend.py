@@ -364,6 +364,11 @@ DECLINES = [
     ("missing target", lambda G: (nx.shortest_path_length, (G, 0, "nope"), {}), "not a node"),
     ("non-numeric cutoff", lambda G: (nx.single_source_shortest_path_length, (G, 0), {"cutoff": "3"}),
      "not a number"),
+    ("weighted closeness", lambda G: (nx.closeness_centrality, (G,), {"distance": "weight"}),
+     "edge distances other than 1"),
+    ("closeness distance function", lambda G: (nx.closeness_centrality, (G,), {"distance": lambda u, v, d: 1}),
+     "distance functions"),
+    ("closeness u not a node", lambda G: (nx.closeness_centrality, (G, "nope"), {}), "u 'nope' is not a node"),
 ]
 
 
@@ -409,6 +414,138 @@ def test_too_many_layer_sources_declined(monkeypatch):
     why = B.can_run("bfs_layers", (G, list(range(B.MAX_LAYER_SOURCES + 1))), {})
     assert isinstance(why, str) and "MAX_LAYER_SOURCES" in why
     assert B.can_run("bfs_layers", (G, list(range(B.MAX_LAYER_SOURCES))), {}) is True
+
+
+# ============================================================================== closeness_centrality
+def _same_closeness(G, **kwargs):
+    """The backend's closeness is NetworkX's: same keys in the same order, the same floats (bit for bit:
+    both compute (r - 1.0) / S, times (r - 1.0) / (N - 1), from the same integers)."""
+    assert B.can_run("closeness_centrality", (G,), kwargs) is True, B.can_run("closeness_centrality", (G,), kwargs)
+    ref = nx.closeness_centrality(G, **kwargs)
+    got = nx.closeness_centrality(G, backend="autotune", **kwargs)
+    if isinstance(ref, dict):
+        assert list(got) == list(ref)
+        assert list(got.values()) == pytest.approx(list(ref.values()), rel=1e-12, abs=0)
+        assert all(type(v) is float for v in got.values())
+    else:
+        assert type(got) is float and got == pytest.approx(ref, rel=1e-12, abs=0)
+    assert got == ref, "closeness is documented bit-exact (NetworkX's own tests compare it with ==)"
+    return got
+
+
+def test_closeness_centrality(zoo_graph, mode):
+    """Directed (inward distances, as NetworkX's G.reverse()), disconnected, labels, multigraphs, loops."""
+    G, sources = zoo_graph
+    for wf in (True, False):
+        _same_closeness(G, wf_improved=wf)
+        for u in sources:
+            _same_closeness(G, u=u, wf_improved=wf)
+    # a distance attribute no edge has: every distance is 1 (NetworkX's default), hop counts answer it
+    _same_closeness(G, distance="no such attribute")
+    if G.number_of_edges():
+        _same_closeness(G.reverse(copy=True) if G.is_directed() else G, wf_improved=False)
+
+
+def test_closeness_distances_of_one_and_trivial_graphs(mode):
+    G = nx.gnm_random_graph(40, 90, seed=21, directed=True)
+    nx.set_edge_attributes(G, 1, "d")
+    _same_closeness(G, distance="d")
+    nx.set_edge_attributes(G, 1.0, "d")
+    _same_closeness(G, distance="d", wf_improved=False)
+    M = nx.MultiGraph(nx.path_graph(6))
+    M.add_edge(0, 1, d=7)  # a parallel edge: NetworkX's Dijkstra takes the least, the missing "d" = 1
+    _same_closeness(M, distance="d")
+    for H in (nx.empty_graph(0), nx.empty_graph(1), nx.empty_graph(4, create_using=nx.DiGraph),
+              nx.DiGraph([(0, 0)]), nx.path_graph(2)):
+        _same_closeness(H)
+        _same_closeness(H, wf_improved=False)
+        for u in H:
+            _same_closeness(H, u=u)
+    # NetworkX's own examples
+    W = nx.union(nx.path_graph(4), nx.path_graph([4, 5, 6]))
+    assert _same_closeness(W, wf_improved=False)[5] == 1.0
+    assert _same_closeness(nx.path_graph(3, create_using=nx.DiGraph))[0] == 0.0
+
+
+def test_closeness_u_given_as_an_equal_object(mode):
+    G = nx.path_graph(7, create_using=nx.DiGraph)
+    assert _same_closeness(G, u=3.0) == nx.closeness_centrality(G, u=3)
+
+
+@pytest.mark.parametrize("kwargs,reason", [
+    ({"distance": "weight"}, "edge distances other than 1"),
+    ({"distance": lambda u, v, d: 1}, "distance functions are declined"),
+    ({"distance": ["weight"]}, "not an attribute name"),
+    ({"u": "nope"}, "u 'nope' is not a node"),
+    ({"u": 0, "distance": "zero"}, "zero or negative"),
+])
+def test_closeness_declines(kwargs, reason, monkeypatch):
+    """Weighted closeness (and anything NetworkX treats itself) is declined with the reason; NetworkX answers."""
+    monkeypatch.setenv(B.HOST_REFERENCE_ENV, "1")
+    G = _weigh(nx.gnm_random_graph(30, 80, seed=22, directed=True), 22)
+    nx.set_edge_attributes(G, 0, "zero")
+    why = B.can_run("closeness_centrality", (G,), kwargs)
+    assert isinstance(why, str) and reason in why, why
+    ref = outcome(nx.closeness_centrality, G, backend="networkx", **kwargs)
+    _priority(monkeypatch)
+    assert typed(outcome(nx.closeness_centrality, G, **kwargs)) == typed(ref)
+    with pytest.raises(NotImplementedError):
+        nx.closeness_centrality(G, backend="autotune", **kwargs)
+
+
+def test_closeness_without_gpu_declines(monkeypatch):
+    import autotune._backend
+
+    monkeypatch.delenv(B.HOST_REFERENCE_ENV, raising=False)
+    monkeypatch.setattr(nx.config.backends.autotune, "host_reference", False)
+    monkeypatch.setattr(autotune._backend, "_probe", lambda: (False, "disabled for this test"))
+    G = nx.gnm_random_graph(100, 400, seed=23)
+    why = B.can_run("closeness_centrality", (G,), {"u": 0})
+    assert isinstance(why, str) and why.startswith("no usable NVIDIA GPU")
+    _priority(monkeypatch)
+    assert nx.closeness_centrality(G) == nx.closeness_centrality(G, backend="networkx")
+
+
+def test_closeness_should_run_threshold(monkeypatch):
+    """The same threshold as every function (SHOULD_RUN_MIN_EDGES stored edges), with or without u."""
+    monkeypatch.delenv(B.HOST_REFERENCE_ENV, raising=False)
+    monkeypatch.setattr(nx.config.backends.autotune, "host_reference", False)
+    small = nx.gnm_random_graph(100, 300, seed=0)
+    big = nx.gnm_random_graph(2000, B.SHOULD_RUN_MIN_EDGES, seed=0)
+    for kwargs in ({}, {"u": 0}, {"wf_improved": False}):
+        why = B.should_run("closeness_centrality", (small,), kwargs)
+        assert isinstance(why, str) and "SHOULD_RUN_MIN_EDGES" in why
+        assert B.should_run("closeness_centrality", (big,), kwargs) is True
+
+
+def test_multigraph_weights_of_mixed_types_are_declined(monkeypatch):
+    """Parallel edges with an int and a float weight: declined (once accepted as 'no weights', then failed)."""
+    monkeypatch.setenv(B.HOST_REFERENCE_ENV, "1")
+    M = nx.MultiDiGraph()
+    M.add_edge(0, 1, weight=2)
+    M.add_edge(0, 1, weight=2.5)
+    M.add_edge(1, 2, weight=3)
+    for name, args, kwargs in (("single_source_dijkstra_path_length", (M, 0), {}),
+                               ("closeness_centrality", (M,), {"distance": "weight"})):
+        why = B.can_run(name, args, kwargs)
+        assert isinstance(why, str) and "types float, int" in why, why
+    _priority(monkeypatch)
+    assert nx.single_source_dijkstra_path_length(M, 0) == {0: 0, 1: 2, 2: 5}
+
+
+@pytest.mark.gpu
+def test_gpu_closeness_several_batches(monkeypatch):
+    """More sources than one batch (2048): directed and disconnected, every node and single nodes."""
+    monkeypatch.delenv(B.HOST_REFERENCE_ENV, raising=False)
+    monkeypatch.setattr(nx.config.backends.autotune, "host_reference", False)
+    G = nx.gnm_random_graph(2500, 3500, seed=24, directed=True)
+    G = nx.relabel_nodes(G, {i: f"n{(i * 7919) % 2500}" for i in G})  # node order != label order
+    for wf in (True, False):
+        _same_closeness(G, wf_improved=wf)
+    H = nx.gnm_random_graph(3000, 9000, seed=25)
+    for u in (0, 17, 2999):
+        _same_closeness(H, u=u)
+    assert B.dispatch_stats()["closeness_centrality"].get("gpu", 0) >= 5
 
 
 # ============================================================================== the cache
@@ -490,6 +627,32 @@ def _suite(**kw):
         sys.path.pop(0)
     report = run_suite(quiet=True, **kw)
     return report, summarize(report)
+
+
+def _runner():
+    sys.path.insert(0, str(REPO / "tests"))
+    try:
+        import run_networkx_suite
+    finally:
+        sys.path.pop(0)
+    return run_networkx_suite
+
+
+def test_suite_runner_entry_points_match_pyproject(tmp_path):
+    """A source copy gets the entry points pyproject.toml declares, and NetworkX's reader finds them."""
+    from importlib.metadata import distributions
+
+    runner = _runner()
+    tomllib = pytest.importorskip("tomllib")
+    eps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
+    assert {g: (n, v) for g, d in eps.items() if g.startswith("networkx.") for n, v in d.items()} \
+        == runner.ENTRY_POINTS
+    runner.write_entry_points(tmp_path)
+    (dist,) = distributions(path=[str(tmp_path)])
+    found = {ep.group: ep for ep in dist.entry_points}
+    assert found["networkx.backends"].load() is B.BackendInterface
+    assert set(found["networkx.backend_info"].load()()["functions"]) == set(B.FUNCTIONS)
+    assert "networkx.algorithms.centrality.tests.test_closeness_centrality" in runner.MODULES
 
 
 @pytest.mark.networkx_suite
