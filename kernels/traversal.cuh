@@ -156,8 +156,16 @@ struct BFSAux {
     const vid_t* hub_list; // pull hub cache: the n_hub_cache vertices of largest out-degree
     unsigned* barrier;   // persistent kernel: [0] arrivals, [1] generation
     int* work_ctr;       // dynamic workload distribution: next frontier index to hand out
+    // Pull levels: vertices of in-degree > pull_heavy_degree are scanned by whole warps, one chunk of
+    // AT_PULL_CHUNK in-edges per warp (pull.cu), not by one thread each.
+    const vid_t* pull_heavy;       // those vertices (n_pull_heavy of them)
+    const int* pull_heavy_chunks;  // [n_pull_heavy + 1] exclusive prefix of ceil(in-degree / AT_PULL_CHUNK)
+    int n_pull_heavy;              // 0 = none: one thread scans every unvisited vertex
+    int pull_heavy_total;          // pull_heavy_chunks[n_pull_heavy]
+    int pull_heavy_degree;         // the in-degree threshold of the list
+    int pull_pad;
 };
-static_assert(sizeof(BFSAux) == 248, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
+static_assert(sizeof(BFSAux) == 280, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
 
 // Where a level appends its next frontier.
 struct FrontierOut {

@@ -362,3 +362,44 @@ def test_heavy_vertex_segments_are_sized_and_used(options):
     assert off[-1] >= 1 and np.all(np.diff(off) >= 0)
     for s in (giant, leaf):
         _check(g, s, eng.bfs(s), {})
+
+
+def _heavy_in_degree_graph(seed: int = 3):
+    """Directed: a random part reachable from 0, a reachable vertex A and an unreachable vertex B of
+    in-degree >> PULL_HEAVY_DEGREE (B's in-neighbours form a part nothing reachable points into)."""
+    rng = np.random.default_rng(seed)
+    n_reach, n_unreach = 6000, 3000
+    A, B = n_reach, n_reach + 1
+    base = n_reach + 2
+    src = [np.repeat(np.arange(n_reach), 6), rng.choice(n_reach, 4000, replace=False),
+           base + np.repeat(np.arange(n_unreach), 4), base + rng.choice(n_unreach, 2500, replace=False),
+           np.full(50, A)]
+    dst = [rng.integers(0, n_reach, n_reach * 6), np.full(4000, A),
+           base + rng.integers(0, n_unreach, n_unreach * 4), np.full(2500, B),
+           rng.integers(0, n_reach, 50)]
+    return from_edges(np.concatenate(src), np.concatenate(dst), base + n_unreach, directed=True,
+                      name="heavy-in-degree")
+
+
+@pytest.mark.parametrize("lb", ["vertex_mapped", "binary_search", "edge_mapped", "scan_mapped"])
+@pytest.mark.parametrize("hub_cache", ["off", "on"])
+def test_pull_scans_heavy_in_degree_vertices_by_warps(lb, hub_cache):
+    """Vertices of in-degree > PULL_HEAVY_DEGREE are scanned by warps in chunks (pull.cu's second
+    pass): exact for a reachable one (claimed once, by an atomic, though several chunks may find a
+    parent) and an unreachable one, and the pull levels really ran."""
+    from autotune._engine import PULL_CHUNK, PULL_HEAVY_DEGREE
+    from autotune.engine import BFSEngine
+
+    g = _heavy_in_degree_graph()
+    in_deg = np.bincount(g.column_indices, minlength=g.n_vertices)
+    assert (in_deg > PULL_CHUNK).sum() >= 2 and PULL_HEAVY_DEGREE < PULL_CHUNK
+    cfg = TraversalConfig(load_balance=lb, direction="push_pull", switch_rule="alpha_beta", alpha=60, beta=48,
+                          small_frontier="none", hub_cache=hub_cache)
+    eng = BFSEngine(g, cfg)
+    assert int(eng.aux_host["n_pull_heavy"]) >= 2
+    refs = {}
+    for s in (0, 17, 4321):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        assert any(lv.direction == "pull" for lv in res.levels)
+        assert res.distances[g.n_vertices - 3000 - 1] == -1  # B unreached
