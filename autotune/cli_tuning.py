@@ -70,7 +70,7 @@ _COMPACT_FORMAT = 1
 #: The shipped model of each algorithm (the one taken without a GPU) and its environment override,
 #: as :func:`autotune.model.default_model_path` finds them (kept equal by tests/test_cli_output.py:
 #: importing autotune.model imports scikit-learn, which the fast path avoids).
-_MODEL_FILES = {"bfs": "bfs_h100.joblib", "sssp": "sssp_h200.joblib"}
+_MODEL_FILES = {"bfs": "bfs_h200.joblib", "sssp": "sssp_h200.joblib"}
 _MODEL_ENV = {"bfs": "AUTOTUNE_MODEL", "sssp": "AUTOTUNE_SSSP_MODEL"}
 
 

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import dataclasses
 import glob as _glob
+import gzip
 import hashlib
 import json
 import math
 import os
 import re
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -547,7 +549,8 @@ class LogReadResult:
 
 
 def expand_log_paths(paths) -> list[Path]:
-    """Files named by *paths*: paths, globs (``logs/*.jsonl``) or folders (their ``*.jsonl``).
+    """Files named by *paths*: paths, globs (``logs/*.jsonl``) or folders (their ``*.jsonl`` and
+    ``*.jsonl.gz``).
 
     Parameters
     ----------
@@ -575,9 +578,9 @@ def expand_log_paths(paths) -> list[Path]:
             if not hits:
                 raise MissingFileError(text, "no log file matches this pattern")
         elif os.path.isdir(text):
-            hits = sorted(Path(text).glob("*.jsonl"))
+            hits = sorted([*Path(text).glob("*.jsonl"), *Path(text).glob("*.jsonl.gz")])
             if not hits:
-                raise MissingFileError(text, "the folder holds no *.jsonl log")
+                raise MissingFileError(text, "the folder holds no *.jsonl or *.jsonl.gz log")
         else:
             from ._files import check_regular_file
 
@@ -595,7 +598,8 @@ def read_log(paths, *, warn: bool = True) -> LogReadResult:
     Parameters
     ----------
     paths : str, os.PathLike or iterable of them
-        Files, globs or folders (see :func:`expand_log_paths`).
+        Files, globs or folders (see :func:`expand_log_paths`); a file whose name ends in ``.gz`` is
+        read through gzip (the shipped logs with per-level traces are stored so).
     warn : bool, default True
         Issue a :class:`UserWarning` naming the count and the first unreadable line when some
         lines are unreadable.
@@ -617,7 +621,9 @@ def read_log(paths, *, warn: bool = True) -> LogReadResult:
     res = LogReadResult(records=[])
     for path in expand_log_paths(paths):
         res.files.append(str(path))
-        with open_regular(path, "log file") as fh:
+        with open_regular(path, "log file") as raw_fh:
+            fh = gzip.GzipFile(fileobj=raw_fh, mode="rb") if str(path).endswith(".gz") else raw_fh
+            lineno = 0
             try:
                 for lineno, raw in enumerate(fh, start=1):
                     text = raw.strip()
@@ -631,8 +637,11 @@ def read_log(paths, *, warn: bool = True) -> LogReadResult:
                         # ValueError: bad JSON (JSONDecodeError) or schema (LogSchemaError); RecursionError: nesting
                         reason = f"{exc.__class__.__name__}: {exc}"
                         res.problems.append((str(path), lineno, reason))
-            except OSError as exc:  # an I/O error while reading
-                raise FileAccessError(path, f"cannot read the log file: {exc.strerror or exc}", exc.errno) from None
+            except (OSError, EOFError, zlib.error) as exc:  # an I/O error, or a damaged gzip stream
+                if isinstance(exc, OSError) and exc.errno is not None:
+                    raise FileAccessError(path, f"cannot read the log file: {exc.strerror or exc}", exc.errno) from None
+                res.problems.append((str(path), lineno + 1,
+                                     f"{exc.__class__.__name__}: the compressed log ends early or is damaged ({exc})"))
     res.n_unreadable = len(res.problems)
     if res.problems:
         p, ln, why = res.problems[0]

@@ -100,7 +100,7 @@ __all__ = [
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
-DEFAULT_MODEL_RELPATH = "models/bfs_h100.joblib"
+DEFAULT_MODEL_RELPATH = "models/bfs_h200.joblib"
 
 #: The shipped model of each algorithm (one model per algorithm and GPU family), relative to the
 #: repository root (or the installed package). The SSSP model is trained on an H200's sweep of

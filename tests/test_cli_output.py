@@ -298,7 +298,7 @@ def test_tune_fast_path_imports_no_sklearn(tmp_path):
     assert "sklearn" not in mods and "optuna" not in mods
     mods = _modules_after(run.format(x=""), env)  # first call with the model: makes the copy
     assert "sklearn" in mods
-    assert list((tmp_path / "c" / "models").glob("bfs_h100-*.npz"))
+    assert list((tmp_path / "c" / "models").glob("bfs_h200-*.npz"))
     mods = _modules_after(run.format(x=""), env)
     assert "sklearn" not in mods and "joblib" not in mods and "optuna" not in mods
 

@@ -378,7 +378,7 @@ def _heavy_in_degree_graph(seed: int = 3):
            base + rng.integers(0, n_unreach, n_unreach * 4), np.full(2500, B),
            rng.integers(0, n_reach, 50)]
     return from_edges(np.concatenate(src), np.concatenate(dst), base + n_unreach, directed=True,
-                      name="heavy-in-degree")
+                      name="heavy-in-degree", xp=np)
 
 
 @pytest.mark.parametrize("lb", ["vertex_mapped", "binary_search", "edge_mapped", "scan_mapped"])

@@ -250,3 +250,29 @@ def test_sssp_record_names_algorithm_and_weights(graph, feats, tmp_path):
                                               weights=np.ones(2, np.float32))) == "float:0.5:2"
     assert weights_spec(types.SimpleNamespace(spec="grid:rows=4,cols=4", weights=None)) is None
     assert weights_spec(graph) is None
+
+
+def test_read_log_reads_gzip_logs_and_folders_of_them(tmp_path, graph, feats):
+    """Shipped logs with per-level traces are stored gzip-compressed: read_log, folders and retrain's
+    globs take them like plain JSONL; a damaged stream is reported as unreadable, not a crash."""
+    import gzip
+    import shutil
+
+    plain = tmp_path / "a.jsonl"
+    with LogWriter(plain) as w:
+        for cfg in (TraversalConfig(), TraversalConfig(load_balance="binary_search"), TraversalConfig(block_size=512)):
+            w.write(_record(graph, feats, cfg=cfg))
+    gz = tmp_path / "logs" / "b.jsonl.gz"
+    gz.parent.mkdir()
+    with open(plain, "rb") as src, gzip.open(gz, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    a, b = read_log(plain), read_log(gz)
+    assert [r.to_json() for r in a.records] == [r.to_json() for r in b.records] and len(b.records) == 3
+    assert expand_log_paths(gz.parent) == [gz]
+    assert len(read_log(str(tmp_path / "logs" / "*.jsonl.gz")).records) == 3
+    bad = tmp_path / "bad" / "c.jsonl.gz"
+    bad.parent.mkdir()
+    bad.write_bytes(gz.read_bytes()[:-20])
+    with pytest.warns(UserWarning):
+        res = read_log(bad)
+    assert res.n_unreadable >= 1

@@ -389,6 +389,38 @@ def test_shipped_model_is_cost_sensitive_beats_fixed_config_and_predicts_fast():
     assert cfg.config_id in model.classes_ and sorted(times)[2] < 0.05
 
 
+# ------------------------------------------------------------------------------ the shipped H200 model
+H200_META = REPO / "models" / "bfs_h200.json"
+
+
+@pytest.mark.skipif(not H200_META.is_file(), reason="models/bfs_h200.json not committed")
+def test_shipped_h200_model_reproduces_from_its_committed_log():
+    """The H200 model (the default BFS model) is retrained from its committed, gzip-compressed sweep of
+    models/corpus_h200.txt and gives the same leave-one-graph-out and leave-one-family-out regret, over
+    all graphs and the real ones alone, with every baseline measured (none missing or estimated)."""
+    meta = json.loads(H200_META.read_text())
+    logs = [REPO / entry["path"] for entry in meta["logs"]]
+    from autotune.model import DEFAULT_MODEL_RELPATHS, _sha256_file
+
+    assert DEFAULT_MODEL_RELPATHS["bfs"] == "models/bfs_h200.joblib"
+    for p, entry in zip(logs, meta["logs"]):
+        assert p.is_file() and _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained"
+    m = retrain(logs, estimator=estimator_from_metadata(meta), label_tolerance=meta["label_tolerance"],
+                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"])
+    cv, want = m.metadata_["cv"], meta["cv"]
+    assert m.metadata_["n_graphs"] == meta["n_graphs"] >= 120
+    for got_t, want_t in ((cv["regret"], want["regret"]), (cv["lofo"]["regret"], want["lofo"]["regret"]),
+                          (cv["real"]["logo"], want["real"]["logo"]), (cv["real"]["lofo"], want["real"]["lofo"])):
+        for method in ("model", "best_fixed", "table2"):
+            for k in ("geomean", "worst", "n_graphs", "n_missing"):
+                assert got_t[method][k] == pytest.approx(want_t[method][k], rel=1e-9), (method, k)
+            assert got_t[method]["n_missing"] == 0  # every baseline measured on every graph
+    assert cv["lofo"]["n_families"] >= 15 and cv["real"]["n_graphs"] >= 14
+    # the model beats both measured baselines on held-out families
+    lofo = cv["lofo"]["regret"]
+    assert lofo["model"]["geomean"] < lofo["best_fixed"]["geomean"] < lofo["table2"]["geomean"]
+
+
 # ------------------------------------------------------------------------------ model per GPU
 def test_gpu_tags_and_architectures():
     from autotune.model import gpu_arch, gpu_tag
