@@ -722,6 +722,8 @@ def generate(spec: str, xp=None, *, directed: bool | None = None, name: str | No
             mark_directed = bool(directed)
     if _resolve_xp(xp) is np:  # built on the host: refuse before allocating (autotune.memory)
         _plan_spec(spec, gen_name, values, dist is not None)
+    else:  # built on the GPU: the device plan (generation, sort, resident graph), before allocating
+        _plan_spec_device(spec)
     try:
         g = gen.call(values, xp)  # unweighted: the weights are attached below, from the same seed
     except GraphFormatError:  # EmptyGraphError: already names the spec
@@ -806,6 +808,22 @@ def _plan_spec(spec: str, gen_name: str, values: dict, weighted: bool) -> None:
     needed = extra + csr_build_bytes(n, m, directed=directed, id_bytes=4, weighted=weighted)
     check_host_memory(spec.strip(), needed, f"{n:,} vertices and about {m:,} generated edges"
                       + ("" if directed else ", stored in both directions"))
+
+
+def _plan_spec_device(spec: str) -> None:
+    """Refuse a GPU build whose peak device bytes (:func:`autotune.memory.spec_device_bytes`: the
+    generator's arrays, the CSR build's sort, the resident graph and its transpose) exceed the
+    device's memory (:class:`~autotune.errors.DeviceMemoryError`, naming the spec, bytes needed vs
+    available), before anything is allocated. Specs whose size is not known before generating, or
+    that the generator itself will refuse, are left to it."""
+    from .errors import GeneratorSpecError
+    from .memory import check_device_plan, spec_device_bytes
+
+    try:
+        needed, detail = spec_device_bytes(spec)
+    except (GeneratorSpecError, KeyError, TypeError, ValueError, OverflowError):
+        return
+    check_device_plan(spec.strip(), needed, detail=detail)
 
 
 # ================================================================================================

@@ -179,3 +179,33 @@ def test_binary_graph_upload_is_planned(tmp_path, monkeypatch):
     g.save(tmp_path / "g.atg")
     monkeypatch.setenv("AUTOTUNE_DEVICE_MEMORY", "10")
     assert load_graph(str(tmp_path / "g.atg"), xp=np).n_edges == g.n_edges
+
+
+def test_generate_on_the_gpu_refuses_from_the_device_plan_before_generating(monkeypatch):
+    """A GPU build of a spec (``generate(spec, xp=cupy)``, what ``load_graph`` does on a GPU machine)
+    is refused from :func:`spec_device_bytes` before the generator runs: < 1 s, naming the spec."""
+    from autotune import generators
+
+    class _FakeCupy:  # stands in for cupy: only "not numpy" matters before generating
+        pass
+
+    called = []
+    monkeypatch.setattr(generators, "_resolve_xp", lambda xp: _FakeCupy)
+    import dataclasses
+
+    kron = generators._GENERATORS["kron"]
+    monkeypatch.setitem(generators._GENERATORS, "kron", dataclasses.replace(kron, call=lambda values, xp: called.append(values)))
+    monkeypatch.setenv("AUTOTUNE_DEVICE_MEMORY", str(H200))
+    t0 = time.perf_counter()
+    with pytest.raises(DeviceMemoryError, match=r"^kron:scale=30 \(1,073,741,824 vertices.*of device memory"):
+        generators.generate("kron:scale=30", xp=_FakeCupy)
+    assert time.perf_counter() - t0 < 1.0 and called == []
+    # what fits is not refused by the plan: the generator runs
+    def run_it(values, xp):
+        called.append(values)
+        raise RuntimeError("ran")
+
+    monkeypatch.setitem(generators._GENERATORS, "kron", dataclasses.replace(kron, call=run_it))
+    with pytest.raises(RuntimeError, match="ran"):
+        generators.generate("kron:scale=20", xp=_FakeCupy)
+    assert len(called) == 1
