@@ -296,7 +296,7 @@ def test_bad_log_line_is_counted_with_its_line(tmp_path, valid_line, raw, change
 LOG_PATHS = [
     ("missing.jsonl", MissingFileError, "log file not found"),
     ("logs/*.jsonl", MissingFileError, "no log file matches this pattern"),
-    ("emptyfolder", MissingFileError, "the folder holds no *.jsonl log"),
+    ("emptyfolder", MissingFileError, "the folder holds no *.jsonl or *.jsonl.gz log"),
 ]
 
 

@@ -263,9 +263,19 @@ def test_two_workers_share_one_study_nothing_lost(two_worker_study):
     assert min(numbers[1]) < max(numbers[0]) and min(numbers[0]) < max(numbers[1]), numbers
     # every trial of the study was run by exactly one worker: the study holds the sum of both workers' trials
     assert sorted(numbers[0] + numbers[1]) == [t.number for t in trials] == list(range(len(trials)))
-    # ... all finished and counted (no trial lost, none left running), the study's total reached
-    assert _counted(trials) == trials and not [t for t in trials if t.state == TrialState.RUNNING]
-    assert n_trials <= len(trials) <= n_trials + 1  # + the other worker's trial in flight at the end
+    # ... all finished and counted (no trial lost, none left running), the study's total reached. Two
+    # workers seeding at the same instant may both enqueue a seed (Table 2, the model's pick: Optuna
+    # has no atomic "enqueue unless present"); the later copy is answered from the study
+    # (``duplicate_of``, the original's value) and measures nothing, so it is not counted
+    counted = _counted(trials)
+    dups = [t for t in trials if "duplicate_of" in t.user_attrs]
+    assert counted == [t for t in trials if t not in dups] and not [t for t in trials if t.state == TrialState.RUNNING]
+    for t in dups:
+        orig = trials[t.user_attrs["duplicate_of"]]
+        assert orig in counted and orig.user_attrs["config_id"] == t.user_attrs["config_id"]
+        assert t.state == orig.state and (t.state != TrialState.COMPLETE or t.value == orig.value)
+    assert len(dups) <= 2
+    assert n_trials <= len(counted) <= n_trials + 1  # + the other worker's trial in flight at the end
     # a valid best: the fastest complete trial, a config the sweep measured, at its logged time
     complete = [t for t in trials if t.state == TrialState.COMPLETE]
     best = min(complete, key=lambda t: t.value)
@@ -282,7 +292,7 @@ def test_two_workers_share_one_study_nothing_lost(two_worker_study):
     # each worker returned the best of the study as it saw it when it stopped; the last one the best
     assert all(r["method"] == "search" and r["study"] == name and r["storage"] == url for r in results)
     assert min(r["best_ms"] for r in results) == best.value
-    assert max(r["n_trials"] for r in results) == len(trials)
+    assert max(r["n_trials"] for r in results) == len(counted)
     # every measurement is in the log of the worker that made it; nothing was measured twice by one
     for s, mine in zip(specs, numbers):
         logged = [r.origin["trial"] for r in read_log(s["log"]).records]
