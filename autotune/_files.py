@@ -186,3 +186,44 @@ def read_config_file(path):
         return TraversalConfig.from_json(text)
     except (ValueError, TypeError) as exc:  # bad JSON or an invalid field (the message names it)
         raise ConfigError(f"{os.fspath(path)}: not a valid traversal config: {exc}") from None
+
+
+def model_dirs() -> list:
+    """The folders holding shipped models, in the order they are searched: ``<package>/models``
+    (installed wheel), ``<repo>/models`` (source checkout), then the ``autotune.models`` package
+    location (editable installs), like :func:`autotune._kernels.kernel_dir`. Here, not in
+    :mod:`autotune.model`, so that the CLI's fast path finds the files without importing that module."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    dirs = [here / "models", here.parent / "models"]
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec("autotune.models")
+        if spec is not None and spec.submodule_search_locations:
+            dirs += [Path(loc) for loc in spec.submodule_search_locations]
+    except (ImportError, ValueError):
+        pass
+    return dirs
+
+
+def model_candidates(algorithm: str, dirs) -> list:
+    """The model files ``<algorithm>_<gpu>.joblib`` in *dirs*: folder by folder in the given order,
+    by name within a folder, a file reached twice (the same folder listed twice) kept at its first
+    place. Regular files only."""
+    from pathlib import Path
+
+    out: list = []
+    seen: set = set()
+    for d in dirs:
+        try:
+            files = sorted(Path(d).glob(f"{algorithm}_?*.joblib"))
+        except OSError:
+            continue
+        for f in files:
+            key = os.path.realpath(f)
+            if key not in seen and f.is_file():
+                seen.add(key)
+                out.append(f)
+    return out

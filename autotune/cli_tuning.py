@@ -27,6 +27,7 @@ import warnings
 from ._cli_common import dispatch, err as _err, expand_graphs, fraction, int_at_least, load_graph_arg, positive_float
 from ._cli_common import console as _console
 from ._cli_common import warn_to_stderr as _warn_to_stderr
+from ._files import model_candidates as _model_candidates, model_dirs as _model_dirs
 
 __all__ = ["register", "build_parser", "main", "cmd_tune", "cmd_sweep", "cmd_retrain"]
 
@@ -74,23 +75,6 @@ _MODEL_FILES = {"bfs": "bfs_h200.joblib", "sssp": "sssp_h200.joblib"}
 _MODEL_ENV = {"bfs": "AUTOTUNE_MODEL", "sssp": "AUTOTUNE_SSSP_MODEL"}
 
 
-def _model_dirs():
-    """``autotune.model._model_dirs`` without importing :mod:`autotune.model`."""
-    from pathlib import Path
-
-    here = Path(__file__).resolve().parent
-    dirs = [here / "models", here.parent / "models"]
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("autotune.models")
-        if spec is not None and spec.submodule_search_locations:
-            dirs += [Path(loc) for loc in spec.submodule_search_locations]
-    except (ImportError, ValueError):
-        pass
-    return dirs
-
-
 def _default_model_path(algorithm: str):
     """:func:`autotune.model.default_model_path` for the fast path, which runs without a GPU: its
     choice without a GPU (the environment override, else the shipped default when present, else the
@@ -109,17 +93,7 @@ def _default_model_path(algorithm: str):
         from .model import default_model_path
 
         return default_model_path(algorithm)
-    found, seen = [], set()
-    for d in _model_dirs():
-        try:
-            files = sorted(Path(d).glob(f"{algorithm}_?*.joblib"))
-        except OSError:
-            continue
-        for f in files:
-            key = os.path.realpath(f)
-            if key not in seen and f.is_file():
-                seen.add(key)
-                found.append(f)
+    found = _model_candidates(algorithm, _model_dirs())
     for f in found:
         if f.name == _MODEL_FILES[algorithm]:
             return f

@@ -84,6 +84,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ._files import model_candidates as _model_candidates, model_dirs as _model_dirs
 from .features import FEATURE_ALIASES, FEATURE_NAMES, GraphFeatures
 
 try:  # scikit-learn is a runtime dependency; the base classes give get_params/clone/score
@@ -1415,43 +1416,6 @@ def current_device_name() -> str | None:
         return str(device_properties()["name"])
     except Exception:  # noqa: BLE001 - a GPU that cannot be queried counts as none
         return None
-
-
-def _model_dirs() -> list[Path]:
-    """The folders holding shipped models, in the order they are searched: ``<package>/models``
-    (installed wheel), ``<repo>/models`` (source checkout), then the ``autotune.models`` package
-    location (editable installs), like :func:`autotune._kernels.kernel_dir`. Mirrored without
-    importing this module by ``autotune.cli_tuning._model_dirs``."""
-    here = Path(__file__).resolve().parent
-    dirs = [here / "models", here.parent / "models"]
-    try:
-        import importlib.util
-
-        spec = importlib.util.find_spec("autotune.models")
-        if spec is not None and spec.submodule_search_locations:
-            dirs += [Path(loc) for loc in spec.submodule_search_locations]
-    except (ImportError, ValueError):
-        pass
-    return dirs
-
-
-def _model_candidates(algorithm: str, dirs: Sequence[Path]) -> list[Path]:
-    """The model files ``<algorithm>_<gpu>.joblib`` in *dirs*: folder by folder in the given order,
-    by name within a folder, a file reached twice (the same folder listed twice) kept at its first
-    place. Regular files only."""
-    out: list[Path] = []
-    seen: set = set()
-    for d in dirs:
-        try:
-            files = sorted(Path(d).glob(f"{algorithm}_?*.joblib"))
-        except OSError:
-            continue
-        for f in files:
-            key = os.path.realpath(f)
-            if key not in seen and f.is_file():
-                seen.add(key)
-                out.append(f)
-    return out
 
 
 #: Default of *device_name* in :func:`default_model_path`: the current GPU (None is "no GPU").

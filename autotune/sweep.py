@@ -67,7 +67,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from .config import TraversalConfig, _FIELDS
-from .errors import InvalidArgumentError, MissingFileError
+from .errors import DeviceFaultError, InvalidArgumentError, MissingFileError
 from .logs import LogRecord, LogWriter, make_record, read_log
 
 __all__ = [
@@ -934,10 +934,7 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                         rec.valid, rec.error = False, f"{exc.__class__.__name__}: {exc} (level trace)"
                 rec.graph["family"] = family
                 writer.write(rec)
-                if not rec.valid and context_lost(rec.error):
-                    from .errors import DeviceFaultError
-
-                    writer.close()
+                if not rec.valid and context_lost(rec.error):  # the `with` closes the log
                     raise DeviceFaultError(
                         f"the GPU faulted while measuring {g.name} with {cfg.label} ({rec.error}); the pair is "
                         f"logged invalid in {out_path} and this process cannot use the GPU any more: run the "

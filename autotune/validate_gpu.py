@@ -353,12 +353,19 @@ def validate_bfs_gpu(graph, source, distances, predecessors, *, chunk_edges: int
               f"distances[{w_}] = {int(dist[w_])}; an edge spans at most one level", span.count, n_from,
               "edges from reached vertices", vertex=w_, edge=(u, w_))
 
-    found, _ = _find_edges(ro, ci, None, p, v, n, rows_sorted, max(1, int(chunk_edges)), xp)
+    _tree_edges(alg, s, ro, ci, None, p, v, n, rows_sorted, chunk_edges, k, xp)
+
+
+def _tree_edges(alg, s, ro, ci, w, p, v, n, rows_sorted, chunk_edges, k, xp):
+    """Fail unless every (predecessor p[j], vertex v[j]) pair is an edge of the graph; returns the
+    pairs' edge weights (None when *w* is None), for the SSSP tree rule."""
+    found, wt = _find_edges(ro, ci, w, p, v, n, rows_sorted, max(1, int(chunk_edges)), xp)
     c, i = _first(~found, xp)
     if c:
         vi, pi = int(v[i]), int(p[i])
         _fail(alg, "tree edge", s, f"first offending vertex {vi}: its predecessor {pi} is not an in-neighbour "
               f"(({pi}, {vi}) is not an edge of the graph)", c, k, vertex=vi, edge=(pi, vi))
+    return wt
 
 
 # ------------------------------------------------------------------------------------ SSSP
@@ -503,12 +510,7 @@ def validate_sssp_gpu(graph, source, distances, predecessors, *, chunk_edges: in
               f"+ w({u}, {x}) = {du_t} + {_num(np.asarray(we))}{rule}: a shorter path exists", relax.count, n_from,
               "edges from reached vertices", vertex=x, edge=(u, x))
 
-    found, wt = _find_edges(ro, ci, w, p, v, n, rows_sorted, max(1, int(chunk_edges)), xp)
-    c, i = _first(~found, xp)
-    if c:
-        vi, pi = int(v[i]), int(p[i])
-        _fail(alg, "tree edge", s, f"first offending vertex {vi}: its predecessor {pi} is not an in-neighbour "
-              f"(({pi}, {vi}) is not an edge of the graph)", c, k, vertex=vi, edge=(pi, vi))
+    wt = _tree_edges(alg, s, ro, ci, w, p, v, n, rows_sorted, chunk_edges, k, xp)
     got = d64[p] + (1 if wt is None else wt)
     dv = d64[v]
     bad = xp.abs(got - dv) > tol * dv if tolerant else got != dv
