@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._backend import device_properties, require_gpu
-from ._kernels import get_kernel
+from ._kernels import MAX_EDGES_INT32, MAX_EDGES_INT64, get_kernel
 from .errors import DeviceMemoryError
 from .techniques import OPERATORS, AuxContext, technique
 
@@ -41,7 +41,8 @@ STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level"
 #: Mirrors ``struct BFSParams`` (kernels/traversal.cuh), 56 bytes.
 PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
                          ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
-                         ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("pad", "<i4"), ("n_edges", "<i8")],
+                         ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("eid_bytes", "<i4"),
+                         ("n_edges", "<i8")],
                         align=True)
 #: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 280 bytes: options and scratch buffers of
 #: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
@@ -135,6 +136,35 @@ def check_device_memory(needed_bytes: int, what: str) -> None:
         raise DeviceMemoryError(what, needed_bytes, free)
 
 
+def offset_dtype(n_edges: int, offsets=None):
+    """The row-offset type of the kernels that traverse a graph of *n_edges* edges: int32 below
+    2**31 edges (the default, fastest), else int64 (``-DAT_EID64`` modules, up to
+    :data:`~autotune._kernels.MAX_EDGES_INT64` edges). *offsets* (``"int32"``, ``"int64"`` or None =
+    automatic) forces a type; int32 for a graph past 2**31 - 1 edges is refused.
+
+    Raises
+    ------
+    GraphTooLargeError
+        (a ``ValueError``) When the graph has more than ``MAX_EDGES_INT64`` edges, or *offsets* is
+        ``"int32"`` for a graph past ``MAX_EDGES_INT32``.
+    ValueError
+        For another *offsets* value.
+    """
+    from .errors import GraphTooLargeError
+
+    m = int(n_edges)
+    if m > MAX_EDGES_INT64:
+        raise GraphTooLargeError(f"graph has {m:,} edges; one GPU's kernels index at most {MAX_EDGES_INT64:,} "
+                                 f"(2**33 - 1: the frontier counter's degree-sum field)")
+    if offsets is None:
+        return np.dtype(np.int32) if m <= MAX_EDGES_INT32 else np.dtype(np.int64)
+    if str(offsets) not in ("int32", "int64"):
+        raise ValueError(f"offsets must be 'int32', 'int64' or None, not {offsets!r}")
+    if str(offsets) == "int32" and m > MAX_EDGES_INT32:
+        raise GraphTooLargeError(f"graph has {m:,} edges: int32 row offsets hold at most {MAX_EDGES_INT32:,}")
+    return np.dtype(str(offsets))
+
+
 def carries_prefix(config) -> bool:
     """True when the frontier buffers carry degree prefix-sums and row starts beside the vertices:
     techniques that read them every level (``binary_search``), and the persistent kernel, which reads
@@ -142,18 +172,24 @@ def carries_prefix(config) -> bool:
     return technique(config.load_balance).frontier_prefix or config.small_frontier == "persistent"
 
 
-def common_bytes_needed(graph, config, trace_entries: int) -> int:
+def common_bytes_needed(graph, config, trace_entries: int, offsets=None) -> int:
     """Device bytes every traversal engine allocates for *graph* x *config*: the CSR upload when the
-    graph is still on the host, out-degrees, two frontier buffers (three int32 arrays each when they
-    carry prefix-sums), the per-level trace (*trace_entries* levels), the technique's own buffers
-    (registry), the heavy-vertex segments and the transposed CSR of pull levels on directed graphs."""
+    graph is still on the host (and its int64 copy when *offsets* forces 64-bit offsets on a graph
+    stored with int32 ones), out-degrees, two frontier buffers (vertices, and prefix-sums and row
+    starts of the offset type when they carry them), the per-level trace (*trace_entries* levels),
+    the technique's own buffers (registry), the heavy-vertex segments and the transposed CSR of
+    pull levels on directed graphs."""
     n, m = graph.n_vertices, graph.n_edges
+    eb = offset_dtype(m, offsets).itemsize
     need = 0
     if not graph.on_device and "device" not in graph._cache:
         need += graph.row_offsets.nbytes + graph.column_indices.nbytes
-    per_frontier = 3 if carries_prefix(config) else 1
+    if np.dtype(graph.row_offsets.dtype).itemsize != eb:
+        need += eb * (n + 1)               # the row offsets converted to the kernels' type
     need += 4 * n                          # out-degrees
-    need += 2 * per_frontier * 4 * n       # frontier in/out (+ prefix, row start)
+    need += 2 * 4 * n                      # frontier in/out
+    if carries_prefix(config):
+        need += 2 * 2 * eb * n             # their degree prefix-sums and row starts
     need += 16 * (trace_entries + 1) + 512  # per-level trace (sizes, path/vw, timestamps), state, params, aux
     need += technique(config.load_balance).extra_bytes(n, m, config)
     if config.load_balance == "edge_mapped":
@@ -161,7 +197,7 @@ def common_bytes_needed(graph, config, trace_entries: int) -> int:
     if config.defer_outliers not in (None, "off") or config.supplementary_queues not in (None, "off"):
         need += 4 * n                      # heavy-vertex segments (at most every vertex)
     if config.direction == "push_pull" and graph.directed and "transpose" not in graph._cache:
-        need += 4 * (n + 1) + 4 * m        # in-edges (transposed CSR), kept
+        need += eb * (n + 1) + 4 * m       # in-edges (transposed CSR), kept
         need += 12 * m                     # transient: row ids + sort order while transposing
     return need
 
@@ -181,13 +217,19 @@ class TraversalEngine:
     DeviceMemoryError
         When the graph and the buffers do not fit in free device memory (bytes needed vs free),
         checked before anything is allocated.
-    ValueError
-        When the graph has 2**31 or more edges (int32 edge offsets only in this release).
+    GraphTooLargeError
+        (a ``ValueError``) When the graph has more than 2**33 - 1 edges (:func:`offset_dtype`).
+
+    Notes
+    -----
+    Graphs of fewer than 2**31 edges run the kernels built for int32 row offsets; larger ones (and
+    any graph with ``offsets="int64"``) the modules built for int64 offsets, where row offsets,
+    edge indices and frontier degree prefix-sums are 64-bit and vertex ids stay int32.
     """
 
     algorithm = "bfs"
 
-    def __init__(self, graph, config):
+    def __init__(self, graph, config, *, offsets=None):
         require_gpu(f"{self.algorithm.upper()} on the GPU")
         import cupy
         import cupyx
@@ -197,28 +239,29 @@ class TraversalEngine:
         if cfg.algorithm != self.algorithm:
             raise ValueError(f"{type(self).__name__} runs algorithm={self.algorithm!r}; the config has "
                              f"algorithm={cfg.algorithm!r}")
-        if graph.n_edges > np.iinfo(np.int32).max:
-            raise ValueError(f"graph has {graph.n_edges:,} edges; this release indexes edges with int32 "
-                             f"(at most {np.iinfo(np.int32).max:,})")
+        eid = self.offset_dtype = offset_dtype(graph.n_edges, offsets)
+        self.eid64 = eid.itemsize == 8
+        # the frontier-size field of the packed counter (AT_COUNT_BITS in kernels/traversal.cuh)
+        self._count_mask = (1 << 31) - 1 if self.eid64 else 0xFFFFFFFF
         n = self.n = graph.n_vertices
         self.trace_cap = self._trace_entries(n)
-        check_device_memory(common_bytes_needed(graph, cfg, self.trace_cap) + self._operator_bytes(),
+        check_device_memory(common_bytes_needed(graph, cfg, self.trace_cap, offsets) + self._operator_bytes(),
                             f"{self.algorithm.upper()} on {graph.name!r} ({n:,} vertices, {graph.n_edges:,} edges)")
         self.props = device_properties()
         ro, ci = graph.device()
-        if ro.dtype != np.int32:
-            ro = ro.astype(np.int32)
+        if ro.dtype != eid:
+            ro = ro.astype(eid)
         self.row_offsets, self.column_indices = ro, ci
         self.out_degrees = (ro[1:] - ro[:-1]).astype(np.int32)
         tech = technique(cfg.load_balance)
         with_prefix = tech.frontier_prefix
         self.frontiers = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
         if carries_prefix(cfg):
-            self.prefixes = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
-            self.row_starts = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
-        else:  # no kernel reads them; one int each keeps the kernel signature uniform
-            self.prefixes = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
-            self.row_starts = [cupy.zeros(1, dtype=np.int32) for _ in range(2)]
+            self.prefixes = [cupy.empty(max(n, 1), dtype=eid) for _ in range(2)]
+            self.row_starts = [cupy.empty(max(n, 1), dtype=eid) for _ in range(2)]
+        else:  # no kernel reads them; one entry each keeps the kernel signature uniform
+            self.prefixes = [cupy.zeros(1, dtype=eid) for _ in range(2)]
+            self.row_starts = [cupy.zeros(1, dtype=eid) for _ in range(2)]
         self.level_sizes = cupy.zeros(self.trace_cap, dtype=np.int32)
         self.level_info = cupy.zeros(self.trace_cap, dtype=np.int32)
         self.level_time = cupy.zeros(self.trace_cap + 1, dtype=np.uint64)
@@ -247,6 +290,8 @@ class TraversalEngine:
         pull = cfg.direction == "push_pull"
         if pull and graph.directed:
             self.pull_offsets, self.pull_indices = transpose_csr(graph)
+            if self.pull_offsets.dtype != eid:
+                self.pull_offsets = self.pull_offsets.astype(eid)
         else:
             self.pull_offsets, self.pull_indices = ro, ci
 
@@ -254,6 +299,7 @@ class TraversalEngine:
         prm["n_vertices"] = n
         prm["n_edges"] = graph.n_edges
         prm["trace_cap"] = self.trace_cap
+        prm["eid_bytes"] = eid.itemsize
         prm["dir_mode"] = 0 if not pull else (1 if cfg.switch_rule == "alpha_beta" else 2)
         prm["alpha"] = cfg.alpha or 1.0
         prm["beta"] = cfg.beta or 1.0
@@ -275,29 +321,30 @@ class TraversalEngine:
         b = cfg.block_size
         wp = "true" if with_prefix else "false"
         op = OPERATORS[alg]
-        self._init = get_kernel(cfg.load_balance, f"traversal_init<{op}>", alg)
-        self._tick = get_kernel(cfg.load_balance, "traversal_tick", alg)
+        e64 = self.eid64
+        self._init = get_kernel(cfg.load_balance, f"traversal_init<{op}>", alg, e64)
+        self._tick = get_kernel(cfg.load_balance, "traversal_tick", alg, e64)
         self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
         if cfg.small_frontier == "single_block":
-            self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg), 1,
+            self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg, e64), 1,
                                    SB_THREADS))
         elif cfg.small_frontier == "persistent":
-            k = get_kernel("persistent", f"persistent_levels<{b}, {wp}, {op}>", alg)
+            k = get_kernel("persistent", f"persistent_levels<{b}, {wp}, {op}>", alg, e64)
             blocks = self._resident_blocks(k, b)
             if PERSISTENT_BLOCKS_PER_SM:
                 blocks = min(blocks, self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)
             self._launches.append((k, blocks, b))
-        push = get_kernel(cfg.load_balance, tech.kernel_name(cfg, alg), alg)
+        push = get_kernel(cfg.load_balance, tech.kernel_name(cfg, alg), alg, e64)
         self.grid = self._resident_blocks(push, b)
         self.resident_threads = self.grid * b
         self._launches.append((push, self.grid, b))
         self.aux_host, self._aux_buffers = self._build_aux(cfg)
         self.aux = cupy.asarray(np.frombuffer(self.aux_host.tobytes(), dtype=np.uint8))
         if not self.aux_host["push_finishes"]:  # deferred outliers / supplementary queues close the level
-            k = get_kernel("heavy", f"heavy_vertices<{b}, {op}>", alg)
+            k = get_kernel("heavy", f"heavy_vertices<{b}, {op}>", alg, e64)
             self._launches.append((k, self._resident_blocks(k, b), b))
         if pull:
-            k = get_kernel("pull", f"pull_level<{b}, {wp}, {op}>", alg)
+            k = get_kernel("pull", f"pull_level<{b}, {wp}, {op}>", alg, e64)
             self._launches.append((k, self._resident_blocks(k, b), b))
         self._launches += self._extra_launches(wp)
         self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.op_args,
@@ -520,7 +567,7 @@ class TraversalEngine:
 
     def _finished(self, st) -> bool:
         level = int(st["level"])
-        return int(st["ctr"][level % 3]) & 0xFFFFFFFF == 0
+        return int(st["ctr"][level % 3]) & self._count_mask == 0
 
     def traverse(self, source: int, before_sync=None) -> int:
         """Run one traversal from internal vertex *source*, leaving results in the device buffers.
@@ -668,10 +715,11 @@ class TraversalEngine:
 
 
 def transpose_csr(graph: CSRGraph):
-    """In-edges of a directed graph as ``(in_offsets, in_indices)`` CuPy int32 arrays, built once.
+    """In-edges of a directed graph as ``(in_offsets, in_indices)`` CuPy arrays, built once.
 
-    ``in_indices[in_offsets[v]:in_offsets[v+1]]`` are the sources of the edges into ``v``. Built on
-    the device with a stable sort by destination and cached on the graph (``graph._cache``).
+    ``in_indices[in_offsets[v]:in_offsets[v+1]]`` (int32) are the sources of the edges into ``v``;
+    ``in_offsets`` has the dtype of the graph's row offsets (int32, or int64 past 2**31 - 1 edges).
+    Built on the device with a stable sort by destination and cached on the graph (``graph._cache``).
     """
     if "transpose" in graph._cache:
         return graph._cache["transpose"]
@@ -685,8 +733,8 @@ def transpose_csr(graph: CSRGraph):
     in_indices = rows[order].astype(np.int32)
     del rows, order
     counts = cupy.bincount(ci, minlength=n)
-    in_offsets = cupy.zeros(n + 1, dtype=np.int32)
-    in_offsets[1:] = cupy.cumsum(counts).astype(np.int32)
+    in_offsets = cupy.zeros(n + 1, dtype=ro.dtype)
+    in_offsets[1:] = cupy.cumsum(counts).astype(ro.dtype)
     graph._cache["transpose"] = (in_offsets, in_indices)
     return graph._cache["transpose"]
 

@@ -5,6 +5,10 @@ the registry :data:`autotune.techniques.TECHNIQUES`) lives in ``kernels/`` (top 
 ``autotune/kernels/`` inside an installed wheel). Modules are compiled by CuPy's NVRTC path
 (:class:`cupy.RawModule` with ``name_expressions``) and memoized per device. The same table drives
 :func:`compile_with_nvrtc`, which CI uses to compile every kernel for sm_80 and sm_90 without a GPU.
+
+Every module exists for two edge-offset types (``eid_t`` in ``kernels/traversal.cuh``): int32 row
+offsets (graphs of fewer than 2**31 edges, the default) and, compiled with ``-DAT_EID64``, int64 row
+offsets (up to :data:`MAX_EDGES_INT64` edges). The engines pick the module from the graph's size.
 """
 from __future__ import annotations
 
@@ -16,6 +20,13 @@ from .techniques import BLOCK_SIZES, OPERATORS, TECHNIQUES, VIRTUAL_WARP_SIZES
 
 COMMON_OPTIONS = ("-std=c++17",)
 ALGORITHMS = tuple(OPERATORS)
+#: Edges a graph may have with int32 row offsets (the default kernels).
+MAX_EDGES_INT32 = 2 ** 31 - 1
+#: Edges a graph may have with the int64-offset kernels: the frontier counter packs the frontier
+#: size (31 bits) and its degree sum (33 bits) in one 64-bit word (``AT_COUNT_BITS``).
+MAX_EDGES_INT64 = 2 ** 33 - 1
+#: The ``-D`` option that builds the int64-offset modules.
+EID64_OPTION = "-DAT_EID64"
 
 
 @dataclass(frozen=True)
@@ -110,8 +121,8 @@ def read_source(technique: str) -> str:
     return (kernel_dir() / KERNEL_SOURCES[technique].filename).read_text()
 
 
-def _options() -> tuple[str, ...]:
-    return COMMON_OPTIONS + (f"-I{kernel_dir()}",)
+def _options(eid64: bool = False) -> tuple[str, ...]:
+    return COMMON_OPTIONS + (f"-I{kernel_dir()}",) + ((EID64_OPTION,) if eid64 else ())
 
 
 def _expressions(technique: str, algorithm: str | None) -> tuple[str, ...]:
@@ -124,31 +135,31 @@ def _expressions(technique: str, algorithm: str | None) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=None)
-def _module(technique: str, algorithm: str, device_id: int):
+def _module(technique: str, algorithm: str, device_id: int, eid64: bool = False):
     import cupy
 
     with cupy.cuda.Device(device_id):
         ks = KERNEL_SOURCES[technique]
-        mod = cupy.RawModule(code=read_source(technique), options=_options(),
+        mod = cupy.RawModule(code=read_source(technique), options=_options(eid64),
                              name_expressions=_expressions(technique, algorithm),
                              enable_cooperative_groups=ks.cooperative)
         mod.compile()
         return mod
 
 
-def get_kernel(technique: str, name: str, algorithm: str = "bfs"):
+def get_kernel(technique: str, name: str, algorithm: str = "bfs", eid64: bool = False):
     """Compiled kernel *name* (a name expression of ``KERNEL_SOURCES[technique].names[algorithm]``) on
-    the current device.
+    the current device; *eid64* selects the module built for int64 row offsets.
 
-    Modules are compiled once per (file, algorithm, device) and memoized; CuPy also keeps its
-    on-disk cache of compiled binaries.
+    Modules are compiled once per (file, algorithm, device, offset type) and memoized; CuPy also
+    keeps its on-disk cache of compiled binaries.
     """
     import cupy
 
-    return _module(technique, algorithm, cupy.cuda.Device().id).get_function(name)
+    return _module(technique, algorithm, cupy.cuda.Device().id, bool(eid64)).get_function(name)
 
 
-def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | None = None) -> int:
+def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | None = None, eid64: bool = False) -> int:
     """Compile *technique*'s module with NVRTC directly (``cuda-bindings``); no GPU or driver needed.
 
     Parameters
@@ -159,6 +170,8 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | Non
         Target such as ``"sm_80"`` or ``"sm_90"``.
     algorithm : {'bfs', 'sssp'} or None
         Instantiate the kernels of this operator only (None: every operator the file has).
+    eid64 : bool, default False
+        Build the int64-offset variant (``-DAT_EID64``).
 
     Returns
     -------
@@ -185,7 +198,7 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | Non
     (prog,) = check(nvrtc.nvrtcCreateProgram(src, ks.filename.encode(), 0, [], []), "create")
     for expr in exprs:
         check(nvrtc.nvrtcAddNameExpression(prog, expr.encode()), f"add name {expr}")
-    opts = [o.encode() for o in _options()] + [f"--gpu-architecture={arch}".encode()]
+    opts = [o.encode() for o in _options(eid64)] + [f"--gpu-architecture={arch}".encode()]
     res = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)
     if res[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         _, n = nvrtc.nvrtcGetProgramLogSize(prog)
@@ -201,7 +214,7 @@ def compile_with_nvrtc(technique: str, arch: str = "sm_90", algorithm: str | Non
     return int(size)
 
 
-def precompile(technique: str, algorithm: str, device_id: int = 0) -> float:
+def precompile(technique: str, algorithm: str, device_id: int = 0, eid64: bool = False) -> float:
     """Compile the module of *technique* for *algorithm* on device *device_id* through CuPy (as a
     run would: :func:`_module`), so that CuPy's on-disk cache (``$CUPY_CACHE_DIR``, by default
     ``~/.cupy/kernel_cache``) holds its binary and later processes load it instead of compiling.
@@ -217,5 +230,5 @@ def precompile(technique: str, algorithm: str, device_id: int = 0) -> float:
     import time
 
     t0 = time.perf_counter()
-    _module(technique, algorithm, int(device_id))
+    _module(technique, algorithm, int(device_id), bool(eid64))
     return time.perf_counter() - t0

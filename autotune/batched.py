@@ -183,6 +183,9 @@ class BatchBFSEngine:
     reverse : bool
         Traverse in-edges instead of out-edges (distances *to* each source; closeness of directed
         graphs uses this, as NetworkX does).
+    offsets : {'int32', 'int64'}, optional
+        Row-offset type of the kernels; default int32 below 2**31 edges, else int64
+        (:func:`autotune._engine.offset_dtype`).
 
     Raises
     ------
@@ -190,15 +193,17 @@ class BatchBFSEngine:
         Without a usable GPU.
     DeviceMemoryError
         When the status words and queues do not fit in free device memory (bytes needed vs free).
+    GraphTooLargeError
+        Past 2**33 - 1 edges.
     """
 
-    def __init__(self, graph, config: BatchConfig | None = None, *, reverse: bool = False):
+    def __init__(self, graph, config: BatchConfig | None = None, *, reverse: bool = False, offsets: str | None = None):
         from ._backend import device_properties, require_gpu
 
         require_gpu("batched BFS on the GPU")
         import cupy
 
-        from ._engine import check_device_memory, transpose_csr
+        from ._engine import check_device_memory, offset_dtype, transpose_csr
         from ._kernels import get_kernel
 
         self.graph = graph
@@ -211,9 +216,13 @@ class BatchBFSEngine:
         if graph.directed and "transpose" not in graph._cache:
             need += 4 * (n + 1) + 16 * m
         check_device_memory(need, f"batched BFS on {graph.name!r} ({n:,} vertices, width {cfg.width})")
+        eid = offset_dtype(m, offsets)  # int64 row offsets (the -DAT_EID64 modules) past 2**31 - 1 edges
+        self.eid64 = eid.itemsize == 8
         ro, ci = graph.device()
+        ro = ro if ro.dtype == eid else ro.astype(eid)
         if graph.directed:
             ti, tx = transpose_csr(graph)
+            ti = ti if ti.dtype == eid else ti.astype(eid)
         else:
             ti, tx = ro, ci
         if reverse:
@@ -247,8 +256,8 @@ class BatchBFSEngine:
         a["alpha"] = cfg.alpha
         a["n_edges"] = m
         self.args = cupy.empty(MSARGS_DTYPE.itemsize, dtype=np.uint8)
-        self._init = get_kernel("msbfs", f"msbfs_init<{W}>", "bfs")
-        self._levels = get_kernel("msbfs", f"msbfs_levels<{W}, {cfg.block_size}>", "bfs")
+        self._init = get_kernel("msbfs", f"msbfs_init<{W}>", "bfs", self.eid64)
+        self._levels = get_kernel("msbfs", f"msbfs_levels<{W}, {cfg.block_size}>", "bfs", self.eid64)
         props = device_properties()
         func = getattr(self._levels, "kernel", self._levels)
         try:
@@ -340,7 +349,8 @@ class BatchBFSEngine:
                 pred = cupy.empty((k_total, n), dtype=np.int32)
             from ._kernels import get_kernel
 
-            k = get_kernel("msbfs_post", f"msbfs_predecessors<{'short' if dist.dtype == np.int16 else 'int'}>", "bfs")
+            k = get_kernel("msbfs_post", f"msbfs_predecessors<{'short' if dist.dtype == np.int16 else 'int'}>", "bfs",
+                           self.eid64)
             total = k_total * n
             with self.stream:
                 k((min((total + 255) // 256, 16384),), (256,), (self.in_offsets, self.in_indices, dist, pred, np.int32(n),

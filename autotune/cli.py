@@ -174,7 +174,7 @@ def cmd_run(args) -> int:
 
     from .engine import get_engine
     from .measure import (
-        GPURunner, ScipyDijkstraRunner, ScipyRunner, measure, select_sources, validate_against_reference,
+        GPURunner, ScipyDijkstraRunner, ScipyRunner, measure, select_sources,
     )
 
     configs = _configs_from_args(args)  # a bad --config or knob: the project's error (exit 2)
@@ -185,7 +185,7 @@ def cmd_run(args) -> int:
     results = []
     for spec in expand_graphs(args.graphs):
         g = _load(spec, args)
-        runners = [GPURunner(g, c) for c in configs]
+        runners = [GPURunner(g, c, on_device=True) for c in configs]  # --validate: Graph500 checks on the GPU
         if args.peer == "scipy":
             runners.append(peer_cls(g))
         if args.source is not None:
@@ -205,7 +205,10 @@ def cmd_run(args) -> int:
             eng = get_engine(g, configs[0])
             res = eng.bfs(int(sources[0]), trace=True)  # an SSSPResult from the SSSP engine
             if args.validate:
-                validate_against_reference(g, int(sources[0]), res.distances, res.predecessors, algorithm=algorithm)
+                from .validate_gpu import validate_bfs_gpu, validate_sssp_gpu
+
+                (validate_sssp_gpu if algorithm == "sssp" else validate_bfs_gpu)(
+                    g, int(sources[0]), res.distances, res.predecessors)
             if args.trace:
                 entry["trace"] = {"source": int(sources[0]), "config": configs[0].to_dict(),
                                   "levels": [lv.__dict__ for lv in res.levels]}
@@ -479,6 +482,11 @@ def cmd_compile(args) -> int:
     from .errors import AutotuneError, GPUUnavailableError
 
     units = _compile_units(args.only, args.algorithm)
+    offset_types = {"int32": (False,), "int64": (True,), "both": (False, True)}[getattr(args, "offsets", "int32")]
+
+    def _suffix(eid64: bool) -> str:
+        return ", int64 offsets" if eid64 else ""
+
     if args.arch:
         try:
             import cuda.bindings.nvrtc  # noqa: F401
@@ -486,8 +494,8 @@ def cmd_compile(args) -> int:
             raise AutotuneError(f"'autotune compile --arch' compiles with NVRTC from cuda-bindings, which is not "
                                 f"importable ({exc.__class__.__name__}: {exc}); install cuda-bindings and "
                                 f"nvidia-cuda-nvrtc (both in the [test] extra)") from None
-        jobs = [(_kernels.compile_with_nvrtc, (t, arch, alg), f"{t} ({alg}, {arch})")
-                for arch in args.arch for t, alg in units]
+        jobs = [(_kernels.compile_with_nvrtc, (t, arch, alg, e64), f"{t} ({alg}, {arch}{_suffix(e64)})")
+                for e64 in offset_types for arch in args.arch for t, alg in units]
         target, device, cache = "nvrtc", None, None
     else:
         if not gpu_available():
@@ -502,7 +510,8 @@ def cmd_compile(args) -> int:
         props = device_properties()
         device = props.get("name")
         arch = "sm_" + str(props.get("cc", "")).replace(".", "")
-        jobs = [(_kernels.precompile, (t, alg, dev_id), f"{t} ({alg})") for t, alg in units]
+        jobs = [(_kernels.precompile, (t, alg, dev_id, e64), f"{t} ({alg}{_suffix(e64)})")
+                for e64 in offset_types for t, alg in units]
         target, cache = "cupy", _cupy_cache_dir()
     n_procs = args.jobs or min(len(jobs), os.cpu_count() or 1)
     n_procs = max(1, min(n_procs, len(jobs)))
@@ -515,9 +524,9 @@ def cmd_compile(args) -> int:
         rec = {"module": label, "kernel_file": fn_args[0], "seconds": round(seconds, 3), "ok": error is None,
                "error": error}
         if target == "nvrtc":
-            rec.update(algorithm=fn_args[2], arch=fn_args[1], cubin_bytes=result)
+            rec.update(algorithm=fn_args[2], arch=fn_args[1], cubin_bytes=result, offsets="int64" if fn_args[3] else "int32")
         else:
-            rec.update(algorithm=fn_args[1])
+            rec.update(algorithm=fn_args[1], offsets="int64" if fn_args[3] else "int32")
         done.append(rec)
         line = (f"[{len(done)}/{len(jobs)}] {label}: " + (f"{seconds:.1f} s" if error is None else "FAILED"))
         if progress is not None:
@@ -662,8 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--source", type=int, default=None, help="one source, as an id of the input file")
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--validate", action="store_true",
-                    help="check every result against scipy.sparse.csgraph (BFS, or Dijkstra for SSSP) and the "
-                         "tree rules")
+                    help="check every result on the GPU with Graph500's tree rules (BFS; the shortest-path-tree "
+                         "rules for SSSP), which prove it exact without a reference traversal")
     sp.add_argument("--peer", choices=["scipy", "none"], default="scipy",
                     help="also time scipy's CPU BFS (Dijkstra for SSSP) on the same sources (default)")
     sp.add_argument("--trace", action="store_true", help="print the per-level trace of the first source")
@@ -708,6 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--only", nargs="+", default=None, metavar="FILE",
                     help="only these kernel files (keys of autotune._kernels.KERNEL_SOURCES, e.g. binary_search "
                          "persistent)")
+    sp.add_argument("--offsets", choices=["int32", "int64", "both"], default="int32",
+                    help="the modules for int32 row offsets (default: graphs below 2**31 edges), for int64 ones "
+                         "(larger graphs), or both")
     sp.add_argument("--jobs", "-j", type=int_at_least(1), default=None, metavar="N",
                     help="processes compiling at once (default: one per CPU core, at most one per module)")
     sp.add_argument("--no-check", action="store_true",

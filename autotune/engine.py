@@ -164,6 +164,9 @@ class BFSEngine(TraversalEngine):
         Uploaded to the device on first use (``graph.device()``).
     config : TraversalConfig, optional
         ``algorithm='bfs'``; defaults to :data:`DEFAULT_CONFIG`.
+    offsets : {'int32', 'int64'}, optional
+        Row-offset type of the kernels; default: int32 below 2**31 edges, else int64
+        (:func:`autotune._engine.offset_dtype`). ``'int64'`` runs the 64-bit kernels on any graph.
 
     Raises
     ------
@@ -173,8 +176,8 @@ class BFSEngine(TraversalEngine):
 
     algorithm = "bfs"
 
-    def __init__(self, graph: CSRGraph, config: TraversalConfig | None = None):
-        super().__init__(graph, config if config is not None else DEFAULT_CONFIG)
+    def __init__(self, graph: CSRGraph, config: TraversalConfig | None = None, *, offsets: str | None = None):
+        super().__init__(graph, config if config is not None else DEFAULT_CONFIG, offsets=offsets)
 
     def _operator_bytes(self) -> int:
         return 8 * self.n  # distances, predecessors
@@ -307,6 +310,8 @@ class SSSPEngine(TraversalEngine):
         Its ``weights`` (int32 or float32, positive) are used; an unweighted graph has unit weights.
     config : TraversalConfig, optional
         ``algorithm='sssp'``; defaults to :data:`DEFAULT_SSSP_CONFIG`.
+    offsets : {'int32', 'int64'}, optional
+        As for :class:`BFSEngine`.
 
     Raises
     ------
@@ -317,7 +322,7 @@ class SSSPEngine(TraversalEngine):
 
     algorithm = "sssp"
 
-    def __init__(self, graph: CSRGraph, config: TraversalConfig | None = None):
+    def __init__(self, graph: CSRGraph, config: TraversalConfig | None = None, *, offsets: str | None = None):
         cfg = config if config is not None else DEFAULT_SSSP_CONFIG
         w = graph.weights
         self.weight_float = w is not None and np.dtype(w.dtype).kind == "f"
@@ -334,7 +339,7 @@ class SSSPEngine(TraversalEngine):
         if cfg.delta is not None:
             d = delta_heuristic(graph) * float(cfg.delta)
             self.delta = float(np.float32(d)) if self.weight_float else float(max(1, int(round(d))))
-        super().__init__(graph, cfg)
+        super().__init__(graph, cfg, offsets=offsets)
 
     @staticmethod
     def state_bytes(graph: CSRGraph, config: TraversalConfig) -> int:
@@ -396,11 +401,11 @@ class SSSPEngine(TraversalEngine):
         if self.method == "bellman_ford":
             return []
         b = BUCKET_BLOCK
-        out = [(get_kernel("sssp", "sssp_bucket_check", "sssp"), 1, 32)]
+        out = [(get_kernel("sssp", "sssp_bucket_check", "sssp", self.eid64), 1, 32)]
         names = (["sssp_r_move<%s>" % wp] if self.method == "delta_stepping" else []) + [
             "sssp_far_min", "sssp_far_split<%s>" % wp]
         for name in names:
-            k = get_kernel("sssp", name, "sssp")
+            k = get_kernel("sssp", name, "sssp", self.eid64)
             out.append((k, self._resident_blocks(k, b), b))
         return out
 

@@ -116,6 +116,11 @@ class GeneratorSpecError(AutotuneError, ValueError):
     """A generator spec (``kron:scale=20``) or a generator parameter is malformed or out of range."""
 
 
+class GraphTooLargeError(AutotuneError, ValueError):
+    """A graph is past what the kernels index (more than 2**33 - 1 edges on one GPU, or int32
+    row offsets asked for a graph of 2**31 edges or more)."""
+
+
 class ConfigError(AutotuneError, ValueError):
     """A traversal config (a JSON file, a CLI flag, a logged config) is not valid in this release."""
 

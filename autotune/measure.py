@@ -209,15 +209,18 @@ class GPURunner(Runner):
     :meth:`check` validates the last traversal against the CPU reference of the config's algorithm
     (:func:`validate_against_reference`: BFS tree rules, or Dijkstra distances and the SSSP tree
     check ``dist[pred[v]] + w(pred[v], v) == dist[v]``), read from the engine's device buffers
-    (:func:`engine_result_arrays`).
+    (:func:`engine_result_arrays`); with ``on_device=True`` it runs the Graph500 checks on the GPU
+    instead (:func:`autotune.validate_gpu.validate_bfs_gpu` / ``validate_sssp_gpu``: no reference
+    traversal, milliseconds where the CPU reference takes seconds on large graphs).
     """
 
     timer = "cuda-events"
 
-    def __init__(self, graph: CSRGraph, config=None):
+    def __init__(self, graph: CSRGraph, config=None, *, on_device: bool = False):
         from .engine import DEFAULT_CONFIG
 
         self.graph = graph
+        self.on_device = bool(on_device)
         self.config = config if config is not None else DEFAULT_CONFIG
         self.name = self.config.label
         self.engine = None
@@ -242,6 +245,12 @@ class GPURunner(Runner):
         return self.engine.edges_traversed(), max(0, self._levels - 1)
 
     def check(self, source: int) -> None:
+        if self.on_device:
+            from .validate_gpu import validate_bfs_gpu, validate_sssp_gpu
+
+            check = validate_sssp_gpu if self.config.algorithm == "sssp" else validate_bfs_gpu
+            check(self.graph, source, *engine_result_arrays(self.engine))
+            return
         validate_against_reference(self.graph, source, *engine_result_arrays(self.engine),
                                    algorithm=self.config.algorithm)
 

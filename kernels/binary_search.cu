@@ -43,13 +43,13 @@
 // so small frontiers are spread over many blocks instead of a few; otherwise AT_BS_CHUNK edges.
 #include "traversal.cuh"
 
-#define AT_BS_CHUNK 2048  // staging capacity in entries (3 x 2048 x 4 B = 24 KB) and fixed chunk size
+#define AT_BS_CHUNK 2048  // staging capacity in entries (24 KB; 40 KB with 64-bit offsets) and fixed chunk size
 
 // Warp-cooperative search (all 32 lanes, same arguments): the last index i in [lo, hi) with
 // P[i] <= key, given P non-decreasing and P[lo] <= key. Each round every lane compares one pivot
 // (lane * step), a ballot picks the last pivot <= key and the range shrinks 32-fold: ceil(log32(n))
 // rounds instead of log2(n) dependent loads of a per-thread binary search.
-__device__ __forceinline__ int bs_warp_last_le(const int* P, int lo, int hi, int key) {
+__device__ __forceinline__ int bs_warp_last_le(const eid_t* P, int lo, int hi, eid_t key) {
     const int lane = (int)at_lane_id();
     while (hi - lo > 1) {  // warp-uniform: lo, hi are the same in every lane
         const int step = (hi - lo + 31) >> 5;
@@ -66,20 +66,20 @@ __device__ __forceinline__ int bs_warp_last_le(const int* P, int lo, int hi, int
 // u = its vertex, col = its column index. Slice arrays: P (prefix), V (vertex), and either B
 // (row start - prefix, STAGED) or R (row start). `e_first` is the edge of lane 0 (valid, smallest).
 template <bool STAGED>
-__device__ __forceinline__ void bs_warp_locate(const int* P, const vid_t* V, const int* B, const int* R, int n,
-                                               int e, bool valid, int e_first, vid_t& u, int& col) {
+__device__ __forceinline__ void bs_warp_locate(const eid_t* P, const vid_t* V, const eid_t* B, const eid_t* R, int n,
+                                               eid_t e, bool valid, eid_t e_first, vid_t& u, eid_t& col) {
     const unsigned lane = at_lane_id();
     unsigned pending = __ballot_sync(AT_FULL_MASK, valid);
     int s = bs_warp_last_le(P, 0, n, e_first);
     while (true) {  // warp-uniform (pending is a ballot)
         const int idx = s + (int)lane;
-        const int val = idx < n ? P[idx] : 0x7fffffff;  // one coalesced access, a lane each
-        const int bound = s + 32 < n ? P[s + 32] : 0x7fffffff;
+        const eid_t val = idx < n ? P[idx] : at_type_max<eid_t>();  // one coalesced access, a lane each
+        const eid_t bound = s + 32 < n ? P[s + 32] : at_type_max<eid_t>();
         // Algorithm 1: uniform binary search over the 32 values held by the lanes
         int low = 0;
 #pragma unroll
         for (int half = 16; half >= 1; half >>= 1) {
-            const int pv = __shfl_sync(AT_FULL_MASK, val, low + half);
+            const eid_t pv = __shfl_sync(AT_FULL_MASK, val, low + half);
             if (e >= pv) low += half;
         }
         const bool mine = ((pending >> lane) & 1u) && e < bound;
@@ -91,31 +91,32 @@ __device__ __forceinline__ void bs_warp_locate(const int* P, const vid_t* V, con
         pending &= ~__ballot_sync(AT_FULL_MASK, mine);
         if (pending == 0u) break;
         // only across zero-degree entries: restart from the entry of the first unresolved edge
-        const int ef = __shfl_sync(AT_FULL_MASK, e, __ffs(pending) - 1);
+        const eid_t ef = __shfl_sync(AT_FULL_MASK, e, __ffs(pending) - 1);
         s = bs_warp_last_le(P, s + 32, n, ef);  // P[s + 32] = bound <= ef
     }
 }
 
 // Phase C over one chunk [c0, c1): `items` steps of BLOCK consecutive edges, a warp taking 32.
 template <int BLOCK, bool STAGED, class Op>
-__device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, const int* B, const int* R, int n,
-                                                int c0, int c1, int items,
-                                                const int* __restrict__ row_offsets,
+__device__ __forceinline__ void bs_expand_chunk(const eid_t* P, const vid_t* V, const eid_t* B, const eid_t* R, int n,
+                                                eid_t c0, eid_t c1, int items,
+                                                const eid_t* __restrict__ row_offsets,
                                                 const vid_t* __restrict__ column_indices,
                                                 const OpArgs* __restrict__ op, const FrontierOut& out, int L,
                                                 const BFSAux* __restrict__ aux) {
     const int lane = (int)at_lane_id();
-    const int warp_first = c0 + (int)(threadIdx.x & ~31u);
+    const eid_t warp_first = c0 + (int)(threadIdx.x & ~31u);
 #pragma unroll 1
     for (int it = 0; it < items; ++it) {  // block-uniform trip count
-        const int wbase = warp_first + it * BLOCK;
-        const int e = wbase + lane;
+        const eid_t wbase = warp_first + it * BLOCK;
+        const eid_t e = wbase + lane;
         bool claim = false;
         vid_t v = -1;
-        int deg = 0, rs_v = 0;
+        int deg = 0;
+        eid_t rs_v = 0;
         if (wbase < c1) {  // warp-uniform
             vid_t u = -1;
-            int col = 0;
+            eid_t col = 0;
             bs_warp_locate<STAGED>(P, V, B, R, n, e, e < c1, wbase, u, col);
             if (e < c1) {
                 v = column_indices[col];
@@ -133,17 +134,18 @@ __device__ __forceinline__ void bs_expand_chunk(const int* P, const vid_t* V, co
 template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     static_assert(BLOCK >= 64 && BLOCK % 32 == 0 && AT_BS_CHUNK % BLOCK == 0, "block size");
-    __shared__ int s_prefix[AT_BS_CHUNK];
+    __shared__ eid_t s_prefix[AT_BS_CHUNK];
     __shared__ vid_t s_vertex[AT_BS_CHUNK];
-    __shared__ int s_base[AT_BS_CHUNK];  // row start - prefix: column of edge e = s_base[i] + e
+    __shared__ eid_t s_base[AT_BS_CHUNK];  // row start - prefix: column of edge e = s_base[i] + e
     __shared__ int s_lo, s_hi;
 
-    int L, fsize, total;
+    int L, fsize;
+    eid_t total;
     if (at_choose_path(st, prm, L, fsize, total) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
-    const int* prefix_in = (L & 1) ? p1 : p0;
-    const int* row_start_in = (L & 1) ? r1 : r0;
+    const eid_t* prefix_in = (L & 1) ? p1 : p0;
+    const eid_t* row_start_in = (L & 1) ? r1 : r0;
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
 
     // third optimization: dynamic chunk size (block-uniform; a multiple of BLOCK, <= AT_BS_CHUNK)
@@ -159,8 +161,8 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
 
     for (long long chunk_start = (long long)blockIdx.x * chunk; chunk_start < total;
          chunk_start += (long long)gridDim.x * chunk) {
-        const int c0 = (int)chunk_start;
-        const int c1 = (int)min(chunk_start + chunk, (long long)total);
+        const eid_t c0 = (eid_t)chunk_start;
+        const eid_t c1 = (eid_t)min(chunk_start + chunk, (long long)total);
         // (A) entries of the chunk's first and last edges, two warps in parallel
         if (warp == 0) {
             const int lo = bs_warp_last_le(prefix_in, 0, fsize, c0);
@@ -175,7 +177,7 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
         // (B) stage the slice; more entries than the capacity only with many zero-degree entries
         if (cnt <= AT_BS_CHUNK) {
             for (int j = threadIdx.x; j < cnt; j += BLOCK) {
-                const int p = prefix_in[lo + j];
+                const eid_t p = prefix_in[lo + j];
                 s_prefix[j] = p;
                 s_vertex[j] = frontier_in[lo + j];
                 s_base[j] = row_start_in[lo + j] - p;

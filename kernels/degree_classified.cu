@@ -26,12 +26,13 @@
 // Inspect edge `e` of frontier vertex `u` (when `valid`) and append what the operator sends to the
 // next frontier; all 32 lanes call.
 template <class Op>
-__device__ __forceinline__ void dc_edge(bool valid, vid_t u, int e, const int* __restrict__ row_offsets,
+__device__ __forceinline__ void dc_edge(bool valid, vid_t u, eid_t e, const eid_t* __restrict__ row_offsets,
                                         const vid_t* __restrict__ column_indices, const OpArgs* __restrict__ op,
                                         const FrontierOut& out, int L, const BFSAux* __restrict__ aux) {
     bool claim = false;
     vid_t v = -1;
-    int deg = 0, rs = 0;
+    int deg = 0;
+    eid_t rs = 0;
     if (valid) {
         v = column_indices[e];
         claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, e, L, deg, rs);
@@ -42,7 +43,7 @@ __device__ __forceinline__ void dc_edge(bool valid, vid_t u, int e, const int* _
 // Small: one thread per vertex. A warp loads 32 queue entries (coalesced), then each lane walks its
 // own edges; the warp iterates max(degree) times so it stays converged.
 template <class Op>
-__device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, const int* __restrict__ row_offsets,
+__device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, const eid_t* __restrict__ row_offsets,
                                                      const vid_t* __restrict__ column_indices,
                                                      const OpArgs* __restrict__ op, const FrontierOut& out, int L,
                                                      const BFSAux* __restrict__ aux) {
@@ -52,7 +53,7 @@ __device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, 
     for (long long base = warp_global * 32; base < n; base += n_warps * 32) {  // warp-uniform
         const long long idx = base + lane;
         vid_t u = -1;
-        int beg = 0, end = 0;
+        eid_t beg = 0, end = 0;
         if (idx < n) {
             u = queue[idx];
             beg = row_offsets[u];
@@ -61,7 +62,7 @@ __device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, 
         const unsigned iters = __reduce_max_sync(AT_FULL_MASK, (unsigned)(end - beg));
 #pragma unroll 1
         for (unsigned k = 0; k < iters; ++k) {
-            const int e = beg + (int)k;
+            const eid_t e = beg + (eid_t)k;
             dc_edge<Op>(e < end, u, e, row_offsets, column_indices, op, out, L, aux);
         }
     }
@@ -69,7 +70,8 @@ __device__ __forceinline__ void dc_thread_per_vertex(const vid_t* queue, int n, 
 
 template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
-    int L, fsize, degsum;
+    int L, fsize;
+    eid_t degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
@@ -87,11 +89,11 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
             const vid_t* q = queues[3];
             for (int i = 0; i < n_extreme; ++i) {  // grid-uniform
                 const vid_t u = q[i];
-                const int beg = row_offsets[u], end = row_offsets[u + 1];
+                const eid_t beg = row_offsets[u], end = row_offsets[u + 1];
                 for (long long k = (long long)beg + (long long)blockIdx.x * BLOCK; k < end;
                      k += (long long)gridDim.x * BLOCK) {  // block-uniform
                     const long long e = k + threadIdx.x;
-                    dc_edge<Op>(e < end, u, (int)e, row_offsets, column_indices, op, out, L, aux);
+                    dc_edge<Op>(e < end, u, (eid_t)e, row_offsets, column_indices, op, out, L, aux);
                 }
             }
         }
@@ -100,10 +102,10 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
             const vid_t* q = queues[2];
             for (int i = blockIdx.x; i < n_large; i += gridDim.x) {  // block-uniform
                 const vid_t u = q[i];
-                const int beg = row_offsets[u], end = row_offsets[u + 1];
+                const eid_t beg = row_offsets[u], end = row_offsets[u + 1];
                 for (long long k = beg; k < end; k += BLOCK) {  // block-uniform
                     const long long e = k + threadIdx.x;
-                    dc_edge<Op>(e < end, u, (int)e, row_offsets, column_indices, op, out, L, aux);
+                    dc_edge<Op>(e < end, u, (eid_t)e, row_offsets, column_indices, op, out, L, aux);
                 }
             }
         }
@@ -114,7 +116,7 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
             const int n_warps = (int)((gridDim.x * BLOCK) >> 5);
             for (int i = warp_global; i < n_middle; i += n_warps) {  // warp-uniform
                 vid_t u = 0;
-                int beg = 0, end = 0;
+                eid_t beg = 0, end = 0;
                 if (lane == 0) {
                     u = q[i];
                     beg = row_offsets[u];
@@ -125,7 +127,7 @@ __global__ void __launch_bounds__(BLOCK) degree_classified_push(AT_LEVEL_ARGS) {
                 end = __shfl_sync(AT_FULL_MASK, end, 0);
                 for (long long k = beg; k < end; k += 32) {  // warp-uniform
                     const long long e = k + lane;
-                    dc_edge<Op>(e < end, u, (int)e, row_offsets, column_indices, op, out, L, aux);
+                    dc_edge<Op>(e < end, u, (eid_t)e, row_offsets, column_indices, op, out, L, aux);
                 }
             }
         }

@@ -23,7 +23,7 @@
 #include "traversal.cuh"
 
 // Source of edge e: the last vertex u with row_offsets[u] <= e (ties: empty rows before it).
-__device__ __forceinline__ vid_t em_search_source(const int* __restrict__ row_offsets, int n, int e) {
+__device__ __forceinline__ vid_t em_search_source(const eid_t* __restrict__ row_offsets, int n, eid_t e) {
     int lo = 0, hi = n;  // answer in [lo, hi): row_offsets[0] = 0 <= e < row_offsets[n]
     while (hi - lo > 1) {
         const int mid = (lo + hi) >> 1;
@@ -34,7 +34,8 @@ __device__ __forceinline__ vid_t em_search_source(const int* __restrict__ row_of
 
 template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
-    int L, fsize, degsum;
+    int L, fsize;
+    eid_t degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
@@ -49,12 +50,13 @@ __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
         const long long e = base + lane;
         bool claim = false;
         vid_t v = -1;
-        int deg = 0, rs = 0;
+        int deg = 0;
+        eid_t rs = 0;
         if (e < m) {
-            const vid_t u = coo_src != nullptr ? coo_src[e] : em_search_source(row_offsets, n, (int)e);
+            const vid_t u = coo_src != nullptr ? coo_src[e] : em_search_source(row_offsets, n, (eid_t)e);
             if (Op::in_frontier(op, u, L)) {  // edge of the frontier
                 v = column_indices[e];
-                claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, (int)e, L, deg, rs);
+                claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, (eid_t)e, L, deg, rs);
             }
         }
         at_warp_append<false>(claim, v, deg, rs, out);

@@ -28,8 +28,8 @@
 // Deferred outliers (see the header). Block-uniform.
 template <int BLOCK, class Op>
 __device__ __forceinline__ void heavy_deferred(const AtExpand& x, const vid_t* __restrict__ list, int n,
-                                               int* s_lprefix, int* s_wsum, vid_t* s_u, int* s_beg,
-                                               int* s_end) {
+                                               int* s_lprefix, int* s_wsum, vid_t* s_u, eid_t* s_beg,
+                                               eid_t* s_end) {
     const int W = (int)((gridDim.x * BLOCK) >> 5);
     const int wg = (int)((blockIdx.x * BLOCK + threadIdx.x) >> 5);
     const int lane = (int)at_lane_id();
@@ -37,13 +37,14 @@ __device__ __forceinline__ void heavy_deferred(const AtExpand& x, const vid_t* _
     for (int jb = 0; jb < n; jb += BLOCK) {
         const int j = jb + (int)threadIdx.x;
         vid_t u = -1;
-        int beg = 0, end = 0;
+        eid_t beg = 0, end = 0;
         if (j < n) {
             u = list[j];
             beg = __ldg(x.row_offsets + u);
             end = __ldg(x.row_offsets + u + 1);
         }
-        at_block_scan_store<BLOCK>((end - beg + 63) >> 6, s_lprefix, s_wsum);
+        // stripes: a batch's sum is at most n_edges / 64 + BLOCK, an int
+        at_block_scan_store<BLOCK>((int)((end - beg + 63) >> 6), s_lprefix, s_wsum);
         s_u[threadIdx.x] = u;
         s_beg[threadIdx.x] = beg;
         s_end[threadIdx.x] = end;
@@ -56,8 +57,8 @@ __device__ __forceinline__ void heavy_deferred(const AtExpand& x, const vid_t* _
             int rem;
             const int i = at_block_search<BLOCK>(g, woff, s_lprefix, rem);
             const vid_t su = s_u[i];
-            const int se = s_end[i];
-            const int e0 = s_beg[i] + rem * 64 + lane, e1 = e0 + 32;
+            const eid_t se = s_end[i];
+            const eid_t e0 = s_beg[i] + (eid_t)rem * 64 + lane, e1 = e0 + 32;
             at_visit2<Op>(x, e0 < se, e0, su, e1 < se, e1, su);
         }
         rot = (int)(((long long)rot + S) % W);
@@ -76,9 +77,9 @@ __device__ __forceinline__ void heavy_warp_groups(const AtExpand& x, const vid_t
     if (g >= ng) return;
     for (int j = g; j < n; j += ng) {
         const vid_t u = list[j];
-        const int beg = __ldg(x.row_offsets + u), end = __ldg(x.row_offsets + u + 1);
-        for (int base = beg + r * 64; base < end; base += gw * 64) {  // warp-uniform
-            const int e0 = base + lane, e1 = e0 + 32;
+        const eid_t beg = __ldg(x.row_offsets + u), end = __ldg(x.row_offsets + u + 1);
+        for (eid_t base = beg + (eid_t)r * 64; base < end; base += (eid_t)gw * 64) {  // warp-uniform
+            const eid_t e0 = base + lane, e1 = e0 + 32;
             at_visit2<Op>(x, e0 < end, e0, u, e1 < end, e1, u);
         }
     }
@@ -96,7 +97,7 @@ __device__ __forceinline__ void heavy_subwarp_groups(const AtExpand& x, const vi
     for (int jb = wg * per_warp; jb < n; jb += W * per_warp) {  // warp-uniform
         const int j = jb + (lane >> lg);
         vid_t u = -1;
-        int beg = 0, end = 0;
+        eid_t beg = 0, end = 0;
         if (j < n) {
             u = list[j];
             beg = __ldg(x.row_offsets + u);
@@ -105,7 +106,7 @@ __device__ __forceinline__ void heavy_subwarp_groups(const AtExpand& x, const vi
         const unsigned iters =
             __reduce_max_sync(AT_FULL_MASK, (unsigned)(end - beg + (1 << lg) - 1) >> lg);
         for (unsigned k = 0; k < iters; ++k) {
-            const int e = beg + ((int)k << lg) + gl;
+            const eid_t e = beg + ((eid_t)k << lg) + gl;
             at_visit<Op>(x, e < end, e, u);
         }
     }
@@ -116,10 +117,11 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
     __shared__ int s_lprefix[BLOCK];
     __shared__ int s_wsum[BLOCK / 32];
     __shared__ vid_t s_u[BLOCK];
-    __shared__ int s_beg[BLOCK], s_end[BLOCK];
+    __shared__ eid_t s_beg[BLOCK], s_end[BLOCK];
 
     if (aux->push_finishes) return;  // the push kernel closed the level itself: nothing to do here
-    int L, fsize, degsum;
+    int L, fsize;
+    eid_t degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),

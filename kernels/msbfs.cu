@@ -80,12 +80,13 @@ __device__ __forceinline__ u64 ms_valid(int j, int n_sources) {
 
 // Warp-aggregated append of the lanes' `enq` vertices to the next queue (every lane calls it): one
 // atomicAdd on the queue size and one on its degree sum per warp.
-__device__ __forceinline__ void ms_warp_enqueue(bool enq, vid_t w, const int* __restrict__ row_offsets, vid_t* Qout,
+__device__ __forceinline__ void ms_warp_enqueue(bool enq, vid_t w, const eid_t* __restrict__ row_offsets, vid_t* Qout,
                                                 int* qsize_out, u64* qdeg_out) {
     const unsigned eb = __ballot_sync(AT_FULL_MASK, enq);
     if (eb == 0u) return;
-    const unsigned d = enq ? (unsigned)(__ldg(row_offsets + w + 1) - __ldg(row_offsets + w)) : 0u;
-    const unsigned dsum = __reduce_add_sync(AT_FULL_MASK, d);
+    // distinct vertices (one queue entry each): their degree sum is at most n_edges, an eid_t
+    const eid_t d = enq ? (eid_t)(__ldg(row_offsets + w + 1) - __ldg(row_offsets + w)) : (eid_t)0;
+    const eid_t dsum = at_warp_sum(d);
     const int first = __ffs(eb) - 1;
     int base = 0;
     if ((int)at_lane_id() == first) {
@@ -98,7 +99,7 @@ __device__ __forceinline__ void ms_warp_enqueue(bool enq, vid_t w, const int* __
 
 // Queue the sources: bit i of source i's word, each distinct source once in queue 0.
 template <int W>
-__global__ void msbfs_init(const int* __restrict__ row_offsets, const vid_t* __restrict__ sources,
+__global__ void msbfs_init(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ sources,
                            const MSArgs* __restrict__ a) {
     const int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (i == 0) {
@@ -116,9 +117,9 @@ __global__ void msbfs_init(const int* __restrict__ row_offsets, const vid_t* __r
 }
 
 template <int W, int BLOCK>
-__global__ void __launch_bounds__(BLOCK) msbfs_levels(const int* __restrict__ row_offsets,
+__global__ void __launch_bounds__(BLOCK) msbfs_levels(const eid_t* __restrict__ row_offsets,
                                                       const vid_t* __restrict__ column_indices,
-                                                      const int* __restrict__ pull_offsets,
+                                                      const eid_t* __restrict__ pull_offsets,
                                                       const vid_t* __restrict__ pull_indices,
                                                       const MSArgs* __restrict__ a) {
     static_assert(W == 1 || W == 2 || W == 4 || W == 8 || W == 16 || W == 32, "W: 1..32 words");
@@ -206,9 +207,9 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const int* __restrict__ ro
                 const vid_t u = __ldcg(Q + qi);
                 const u64 f = __ldcg(fr + (size_t)u * W + j);
                 if (!__any_sync(AT_FULL_MASK, f != 0ull)) continue;
-                const int beg = __ldg(row_offsets + u), end = __ldg(row_offsets + u + 1);
-                for (int e0 = beg; e0 < end; e0 += G) {
-                    const int e = e0 + g;
+                const eid_t beg = __ldg(row_offsets + u), end = __ldg(row_offsets + u + 1);
+                for (eid_t e0 = beg; e0 < end; e0 += G) {
+                    const eid_t e = e0 + g;
                     vid_t w = 0;
                     u64 nb = 0ull;
                     if (e < end) {
@@ -231,8 +232,8 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const int* __restrict__ ro
                 const unsigned nb_bal = __ballot_sync(AT_FULL_MASK, need != 0ull);
                 u64 acc = 0ull;
                 if ((nb_bal & gmask) != 0u) {  // group-uniform
-                    const int beg = __ldg(pull_offsets + w), end = __ldg(pull_offsets + w + 1);
-                    for (int e = beg; e < end; ++e) {
+                    const eid_t beg = __ldg(pull_offsets + w), end = __ldg(pull_offsets + w + 1);
+                    for (eid_t e = beg; e < end; ++e) {
                         const vid_t u = __ldg(pull_indices + e);
                         acc |= __ldcg(fr + (size_t)u * W + j) & need;
                         if (__all_sync(gmask, acc == need)) break;
@@ -256,7 +257,7 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const int* __restrict__ ro
 // at distance d > 0, the first in-neighbour u (in CSR order) with dist[s][u] == d - 1; the source
 // is its own predecessor; -1 when unreached. One thread per (s, w); dist and pred share a layout.
 template <typename D>
-__global__ void msbfs_predecessors(const int* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,
+__global__ void msbfs_predecessors(const eid_t* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,
                                    const D* __restrict__ dist, int* __restrict__ pred, int n, long long total) {
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < total;
        i += (long long)gridDim.x * blockDim.x) {
@@ -268,7 +269,7 @@ __global__ void msbfs_predecessors(const int* __restrict__ pull_offsets, const v
         p = w;
     } else if (d > 0) {
         const D* drow = dist + row * n;
-        for (int e = pull_offsets[w]; e < pull_offsets[w + 1]; ++e) {
+        for (eid_t e = pull_offsets[w]; e < pull_offsets[w + 1]; ++e) {
             const vid_t u = pull_indices[e];
             if ((int)drow[u] == d - 1) {
                 p = u;

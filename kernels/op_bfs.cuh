@@ -19,7 +19,7 @@
 struct BFSOp {
     // An edge's visit: true when v joins the next frontier (level L + 1) with parent u.
     __device__ __forceinline__ static bool visit(const OpArgs* __restrict__ op, const BFSAux* __restrict__ aux,
-                                                 vid_t u, vid_t v, int /*e*/, int L) {
+                                                 vid_t u, vid_t v, eid_t /*e*/, int L) {
         int* distances = op->distances;
         if (*((volatile int*)distances + v) != -1) return false;
         if (aux->hash_cull && at_hash_seen(v)) return false;
@@ -40,7 +40,7 @@ struct BFSOp {
 
     // Their visit: one atomicCAS round trip, no separate status load first (most of their
     // neighbours are unvisited).
-    __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, int /*e*/, int L) {
+    __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, eid_t /*e*/, int L) {
         if (atomicCAS(c.distances + v, -1, L + 1) != -1) return false;
         c.predecessors[v] = u;
         return true;

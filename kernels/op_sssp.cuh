@@ -31,7 +31,7 @@ __device__ __forceinline__ void at_pile_append(int* count, vid_t* pile, int capa
 }
 
 struct SSSPOp {
-    __device__ __forceinline__ static unsigned weight(const OpArgs* __restrict__ op, int e) {
+    __device__ __forceinline__ static unsigned weight(const OpArgs* __restrict__ op, eid_t e) {
         if (op->weights != nullptr) return __ldg(op->weights + e);
         return op->weight_float ? 0x3f800000u : 1u;  // unit weights: 1.0f or 1
     }
@@ -81,7 +81,7 @@ struct SSSPOp {
     }
 
     __device__ __forceinline__ static bool visit(const OpArgs* __restrict__ op, const BFSAux* __restrict__ /*aux*/,
-                                                 vid_t u, vid_t v, int e, int L) {
+                                                 vid_t u, vid_t v, eid_t e, int L) {
         const unsigned w = weight(op, e);
         if (op->method == AT_SSSP_DELTA_STEPPING) {  // light edges in the bucket, heavy ones at its end
             const bool heavy_edge = w > op->delta;
@@ -96,7 +96,7 @@ struct SSSPOp {
     };
     __device__ __forceinline__ static Ctx context(const OpArgs* __restrict__ op) { return Ctx{op}; }
 
-    __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, int e, int L) {
+    __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, eid_t e, int L) {
         return visit(c.op, nullptr, u, v, e, L);
     }
 

@@ -60,15 +60,15 @@ __device__ __forceinline__ void at_grid_barrier_read(unsigned* bar, const volati
 // count, class queues), but one global atomic per block instead of one per warp: appends of one
 // level all go to one address, and with thousands of warps their serialisation in L2 was the
 // largest cost of a level.
-__device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, int row_start, const FrontierOut& out,
+__device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, eid_t row_start, const FrontierOut& out,
                                                 u64* s_blk, u64* s_base, int* s_hubs) {
     const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
     const unsigned lane = at_lane_id();
-    const int d = claim ? deg : 0;
-    int incl = at_warp_inclusive_scan(d);
-    const int total_d = __shfl_sync(AT_FULL_MASK, incl, 31);
+    const eid_t d = claim ? deg : 0;
+    eid_t incl = at_warp_inclusive_scan(d);
+    const eid_t total_d = __shfl_sync(AT_FULL_MASK, incl, 31);
     u64 wold = 0;
-    if (lane == 0 && ballot != 0u) wold = atomicAdd(s_blk, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));
+    if (lane == 0 && ballot != 0u) wold = atomicAdd(s_blk, at_pack(total_d, __popc(ballot)));
     wold = __shfl_sync(AT_FULL_MASK, wold, 0);
     if (out.hubs != nullptr) {
         const unsigned hb = __ballot_sync(AT_FULL_MASK, claim && deg > out.hub_degree);
@@ -96,14 +96,16 @@ __device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, in
 
 template <int BLOCK, bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
-    __shared__ int s_path, s_L, s_fsize, s_degsum;
+    __shared__ int s_path, s_L, s_fsize;
+    __shared__ eid_t s_degsum;
     __shared__ long long s_explored;
     __shared__ u64 s_blk, s_base;
     __shared__ int s_blk_hubs;
     if (threadIdx.x == 0) {
         s_blk = 0ull;
         s_blk_hubs = 0;
-        int L, fsize, degsum;
+        int L, fsize;
+        eid_t degsum;
         s_path = at_choose_path(st, prm, L, fsize, degsum);
         s_L = L;
         s_fsize = fsize;
@@ -113,7 +115,8 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     __syncthreads();
     if (s_path != AT_PATH_SINGLE_BLOCK) return;  // every block reads the same state: uniform
     const typename Op::Ctx octx = Op::context(op);
-    int L = s_L, fsize = s_fsize, degsum = s_degsum;
+    int L = s_L, fsize = s_fsize;
+    eid_t degsum = s_degsum;
     long long explored = s_explored;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
     const unsigned lane = at_lane_id();
@@ -129,8 +132,8 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     while (true) {
         const int odd = L & 1;
         const vid_t* frontier_in = odd ? f1 : f0;
-        const int* prefix_in = odd ? p1 : p0;
-        const int* row_start_in = odd ? r1 : r0;
+        const eid_t* prefix_in = odd ? p1 : p0;
+        const eid_t* row_start_in = odd ? r1 : r0;
         const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
         // K = the smallest power of two >= |F| / warps (within [1, 32]): one pass over the frontier,
         // so a level is one chain of dependent accesses, not several. The loops are block-uniform
@@ -140,15 +143,16 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
         for (int bbase = (int)blockIdx.x * WARPS * K; bbase < fsize; bbase += n_warps * K) {
             const int idx = bbase + warp_in_block * K + (int)lane;
             vid_t u = -1;
-            int beg = 0, deg = 0;
+            eid_t beg = 0;
+            int deg = 0;  // a level here has at most sb_edge_limit edges: its sums are ints
             if ((int)lane < K && idx < fsize) {
                 u = frontier_in[idx];
                 if (have_prefix) {
                     beg = row_start_in[idx];
-                    deg = (idx + 1 < fsize ? prefix_in[idx + 1] : degsum) - prefix_in[idx];
+                    deg = (int)((idx + 1 < fsize ? prefix_in[idx + 1] : degsum) - prefix_in[idx]);
                 } else {
                     beg = row_offsets[u];
-                    deg = row_offsets[u + 1] - beg;
+                    deg = (int)(row_offsets[u + 1] - beg);
                 }
             }
             int incl = at_warp_inclusive_scan(deg);
@@ -163,23 +167,24 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                     if (val <= e) pos += step;
                 }
                 const vid_t su = __shfl_sync(AT_FULL_MASK, u, pos & 31);
-                const int sbeg = __shfl_sync(AT_FULL_MASK, beg, pos & 31);
+                const eid_t sbeg = __shfl_sync(AT_FULL_MASK, beg, pos & 31);
                 const int sincl = __shfl_sync(AT_FULL_MASK, incl, pos & 31);
                 const int sdeg = __shfl_sync(AT_FULL_MASK, deg, pos & 31);
                 bool claim = false;
                 vid_t v = -1;
-                int vdeg = 0, rs = 0;
+                int vdeg = 0;
+                eid_t rs = 0;
                 if (e < total) {
-                    const int edge = sbeg + (e - (sincl - sdeg));
+                    const eid_t edge = sbeg + (e - (sincl - sdeg));
                     v = column_indices[edge];
                     // v's row is read beside the claim, not after it (speculatively: most of these
                     // loads are wasted on visited neighbours, but they cost no latency).
-                    const int rs_v = __ldg(row_offsets + v);
-                    const int re_v = __ldg(row_offsets + v + 1);
+                    const eid_t rs_v = __ldg(row_offsets + v);
+                    const eid_t re_v = __ldg(row_offsets + v + 1);
                     claim = Op::visit_direct(octx, su, v, edge, L);  // BFS: one round trip, no pre-check
                     if (claim) {
                         rs = rs_v;
-                        vdeg = re_v - rs_v;
+                        vdeg = (int)(re_v - rs_v);
                     }
                 }
                 at_block_append(claim, v, vdeg, rs, out, &s_blk, &s_base, &s_blk_hubs);

@@ -36,7 +36,8 @@
 
 template <int BLOCK, bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
-    int L, fsize, degsum;
+    int L, fsize;
+    eid_t degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
     __shared__ vid_t s_hubs[AT_HUB_CACHE_SIZE];
@@ -59,11 +60,12 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     for (int base = warp_global * 32; base < n; base += n_warps * 32) {  // warp-uniform loop
         const vid_t v = base + lane;
         bool claim = false;
-        int deg = 0, rs = 0;
+        int deg = 0;
+        eid_t rs = 0;
         if (v < n && Op::pull_unvisited(op, v) && pull_offsets[v + 1] - pull_offsets[v] <= heavy_degree) {
-            const int b = pull_offsets[v], e = pull_offsets[v + 1];
+            const eid_t b = pull_offsets[v], e = pull_offsets[v + 1];
             vid_t parent = -1;
-            for (int k = b; k < e; ++k) {
+            for (eid_t k = b; k < e; ++k) {
                 const vid_t u = pull_indices[k];
                 if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || Op::in_frontier(op, u, L)) {
                     parent = u;
@@ -74,7 +76,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                 claim = true;
                 Op::pull_claim(op, v, parent, L);
                 rs = row_offsets[v];
-                deg = row_offsets[v + 1] - rs;
+                deg = (int)(row_offsets[v + 1] - rs);
             }
         }
         at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
@@ -90,14 +92,15 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
             }
             const vid_t v = aux->pull_heavy[lo];
             bool claim = false;
-            int deg = 0, rs = 0;
+            int deg = 0;
+            eid_t rs = 0;
             int unvisited = lane == 0 ? (int)Op::pull_unvisited(op, v) : 0;
             unvisited = __shfl_sync(AT_FULL_MASK, unvisited, 0);  // one answer for the warp
             if (unvisited) {
-                const int b = pull_offsets[v] + (c - chunks[lo]) * AT_PULL_CHUNK;
-                const int e = min(b + AT_PULL_CHUNK, pull_offsets[v + 1]);
-                for (int k0 = b; k0 < e; k0 += 32) {  // warp-uniform
-                    const int k = k0 + lane;
+                const eid_t b = pull_offsets[v] + (eid_t)(c - chunks[lo]) * AT_PULL_CHUNK;
+                const eid_t e = min(b + (eid_t)AT_PULL_CHUNK, pull_offsets[v + 1]);
+                for (eid_t k0 = b; k0 < e; k0 += 32) {  // warp-uniform
+                    const eid_t k = k0 + lane;
                     const vid_t u = k < e ? pull_indices[k] : -1;
                     const bool hit = u >= 0 && ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) ||
                                                 Op::in_frontier(op, u, L));
@@ -110,7 +113,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                 }
                 if (claim) {
                     rs = row_offsets[v];
-                    deg = row_offsets[v + 1] - rs;
+                    deg = (int)(row_offsets[v + 1] - rs);
                 }
             }
             at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);

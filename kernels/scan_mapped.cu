@@ -26,16 +26,17 @@
 template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     constexpr int WARPS = BLOCK / 32;
-    __shared__ int s_lprefix[BLOCK + 1];  // warp-local exclusive prefix of normal degrees (+1: search pad)
+    __shared__ eid_t s_lprefix[BLOCK + 1];  // warp-local exclusive prefix of normal degrees (+1: search pad)
     __shared__ vid_t s_u[BLOCK];
-    __shared__ int s_beg[BLOCK];
-    __shared__ int s_wsum[WARPS];
+    __shared__ eid_t s_beg[BLOCK];
+    __shared__ eid_t s_wsum[WARPS];
     __shared__ vid_t s_bg_u[BLOCK];
-    __shared__ int s_bg_beg[BLOCK], s_bg_end[BLOCK];
+    __shared__ eid_t s_bg_beg[BLOCK], s_bg_end[BLOCK];
     __shared__ int s_bg_cnt[2];
     __shared__ int s_fetch;
 
-    int L, fsize, degsum;
+    int L, fsize;
+    eid_t degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
@@ -51,20 +52,20 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     auto round_fn = [&](int start, int limit, int round) {
         const int idx = start + (int)threadIdx.x;
         vid_t u = -1;
-        int beg = 0, end = 0;
+        eid_t beg = 0, end = 0;
         if (idx < limit) {
             u = frontier_in[idx];
             beg = __ldg(row_offsets + u);
             end = __ldg(row_offsets + u + 1);
         }
-        int cls = at_classify(end - beg, sup);
+        int cls = at_classify((int)(end - beg), sup);
         if (__ballot_sync(AT_FULL_MASK, cls == AT_CLS_SQ)) {
             const bool is_sq = cls == AT_CLS_SQ;
-            const bool queued = at_heavy_push(is_sq, is_sq ? at_sq_segment(end - beg, aux) : 0, u, aux);
+            const bool queued = at_heavy_push(is_sq, is_sq ? at_sq_segment((int)(end - beg), aux) : 0, u, aux);
             if (is_sq && !queued) cls = AT_CLS_WARP;  // segment full: the warp expands it
         }
         if (bg_on) at_block_gather_push(cls == AT_CLS_BLOCK, u, beg, end, bl, round);
-        const int d = cls == AT_CLS_NORMAL ? end - beg : 0;
+        const eid_t d = cls == AT_CLS_NORMAL ? end - beg : 0;
         at_block_scan_store<BLOCK>(d, s_lprefix, s_wsum);
         s_u[threadIdx.x] = u;
         s_beg[threadIdx.x] = beg;
@@ -72,11 +73,11 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
         // block gathering first: the whole block, one listed vertex after the other
         if (bg_on) at_block_gather_run<BLOCK, Op>(x, bl, round);
         // scanned normal edges, two strips of BLOCK per iteration
-        int woff;
-        const int total = at_block_scan_offsets<BLOCK>(s_wsum, woff);
-        for (int s = 0; s < total; s += 2 * BLOCK) {  // block-uniform trip count
-            const int e0 = s + (int)threadIdx.x, e1 = e0 + BLOCK;
-            int rem0, rem1;
+        eid_t woff;
+        const eid_t total = at_block_scan_offsets<BLOCK>(s_wsum, woff);
+        for (eid_t s = 0; s < total; s += 2 * BLOCK) {  // block-uniform trip count
+            const eid_t e0 = s + (int)threadIdx.x, e1 = e0 + BLOCK;
+            eid_t rem0, rem1;
             const int i0 = at_block_search<BLOCK>(e0, woff, s_lprefix, rem0);
             const int i1 = at_block_search<BLOCK>(e1, woff, s_lprefix, rem1);
             at_visit2<Op>(x, e0 < total, s_beg[i0] + rem0, s_u[i0], e1 < total, s_beg[i1] + rem1, s_u[i1]);

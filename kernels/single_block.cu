@@ -27,18 +27,22 @@
 #include "traversal.cuh"
 
 #define AT_SB_THREADS 1024
+#ifdef AT_EID64
+#define AT_SB_SMEM_FRONTIER 3072  // 64-bit prefix and row-start arrays take the difference (48 KB static)
+#else
 #define AT_SB_SMEM_FRONTIER 4096
+#endif
 
-// Exclusive prefix-sum of one int per thread over a 1024-thread block; `total` gets the sum.
-// s_warp holds 33 ints. Contains two __syncthreads; the caller syncs before reusing s_warp.
-__device__ __forceinline__ int at_block_exclusive_scan(int x, int& total, int* s_warp) {
+// Exclusive prefix-sum of one eid_t per thread over a 1024-thread block; `total` gets the sum.
+// s_warp holds 33 values. Contains two __syncthreads; the caller syncs before reusing s_warp.
+__device__ __forceinline__ eid_t at_block_exclusive_scan(eid_t x, eid_t& total, eid_t* s_warp) {
     const int lane = (int)at_lane_id(), warp = (int)(threadIdx.x >> 5);
-    int incl = at_warp_inclusive_scan(x);
+    eid_t incl = at_warp_inclusive_scan(x);
     if (lane == 31) s_warp[warp] = incl;
     __syncthreads();
     if (warp == 0) {
-        const int w = s_warp[lane];
-        int wi = at_warp_inclusive_scan(w);
+        const eid_t w = s_warp[lane];
+        eid_t wi = at_warp_inclusive_scan(w);
         s_warp[lane] = wi - w;
         if (lane == 31) s_warp[32] = wi;
     }
@@ -48,7 +52,7 @@ __device__ __forceinline__ int at_block_exclusive_scan(int x, int& total, int* s
 }
 
 // last index i in [0, n) with a[i] <= key (a non-decreasing, a[0] <= key)
-__device__ __forceinline__ int at_sb_last_le(const int* a, int n, int key) {
+__device__ __forceinline__ int at_sb_last_le(const eid_t* a, int n, eid_t key) {
     int lo = 0, hi = n;
     while (hi - lo > 1) {
         const int mid = (lo + hi) >> 1;
@@ -59,18 +63,20 @@ __device__ __forceinline__ int at_sb_last_le(const int* a, int n, int key) {
 
 template <bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL_ARGS) {
-    __shared__ int s_prefix[AT_SB_THREADS];  // exclusive degree prefix of this round's vertices
-    __shared__ int s_beg[AT_SB_THREADS];     // their row starts
-    __shared__ vid_t s_u[AT_SB_THREADS];     // their ids
+    __shared__ eid_t s_prefix[AT_SB_THREADS];  // exclusive degree prefix of this round's vertices
+    __shared__ eid_t s_beg[AT_SB_THREADS];     // their row starts
+    __shared__ vid_t s_u[AT_SB_THREADS];       // their ids
     __shared__ vid_t s_front[2][AT_SB_SMEM_FRONTIER];
-    __shared__ int s_warp[33];
-    __shared__ int s_next, s_path, s_L, s_fsize, s_degsum, s_in_smem, s_exit;
+    __shared__ eid_t s_warp[33];
+    __shared__ int s_next, s_path, s_L, s_fsize, s_in_smem, s_exit;
+    __shared__ eid_t s_degsum;
     __shared__ long long s_explored;
     const int tid = (int)threadIdx.x;
     const unsigned lane = at_lane_id();
 
     if (tid == 0) {
-        int L, fsize, degsum;
+        int L, fsize;
+        eid_t degsum;
         s_path = at_choose_path(st, prm, L, fsize, degsum);
         s_L = L;
         s_fsize = fsize;
@@ -93,12 +99,12 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
         // Edge limit of this level (the vertex limit was checked when the previous level closed).
         // One round: the round's scan gives the sum. Several: a pass over the degrees first.
         if (!first && fsize > AT_SB_THREADS) {
-            int part = 0;
+            eid_t part = 0;
             for (int i = tid; i < fsize; i += AT_SB_THREADS) {
                 const vid_t u = in_smem ? sfin[i] : fin[i];
                 part += row_offsets[u + 1] - row_offsets[u];
             }
-            int total;
+            eid_t total;
             at_block_exclusive_scan(part, total, s_warp);
             if (tid == 0) {
                 s_degsum = total;
@@ -111,15 +117,16 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
         bool stop = false;  // register copy: s_exit is rewritten by thread 0 before the next barrier
         for (int base = 0; base < fsize; base += AT_SB_THREADS) {  // block-uniform rounds
             const int i = base + tid;
-            int deg = 0, beg = 0;
+            int deg = 0;
+            eid_t beg = 0;
             vid_t u = -1;
             if (i < fsize) {
                 u = in_smem ? sfin[i] : fin[i];
                 beg = row_offsets[u];
-                deg = row_offsets[u + 1] - beg;
+                deg = (int)(row_offsets[u + 1] - beg);
             }
-            int total;
-            const int excl = at_block_exclusive_scan(deg, total, s_warp);
+            eid_t total;
+            const eid_t excl = at_block_exclusive_scan(deg, total, s_warp);
             if (!first && fsize <= AT_SB_THREADS) {  // the whole level in one round: its edge count
                 if (tid == 0) {
                     s_degsum = total;
@@ -134,13 +141,13 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
             s_u[tid] = u;
             __syncthreads();
             const int nv = min(AT_SB_THREADS, fsize - base);
-            for (int e0 = 0; e0 < total; e0 += AT_SB_THREADS) {  // block-uniform
-                const int e = e0 + tid;
+            for (eid_t e0 = 0; e0 < total; e0 += AT_SB_THREADS) {  // block-uniform
+                const eid_t e = e0 + tid;
                 bool claim = false;
                 vid_t v = -1;
                 if (e < total) {
                     const int j = at_sb_last_le(s_prefix, nv, e);
-                    const int edge = s_beg[j] + (e - s_prefix[j]);
+                    const eid_t edge = s_beg[j] + (e - s_prefix[j]);
                     v = column_indices[edge];
                     claim = Op::visit_direct(octx, s_u[j], v, edge, L);
                 }
@@ -177,8 +184,8 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
     // kernels read beside the queue (prefix-sums and row starts, hub count, degree-class queues).
     const int L = s_L, fsize = s_fsize;
     const vid_t* fin = (L & 1) ? f1 : f0;
-    int* prefix = (L & 1) ? p1 : p0;
-    int* row_start = (L & 1) ? r1 : r0;
+    eid_t* prefix = (L & 1) ? p1 : p0;
+    eid_t* row_start = (L & 1) ? r1 : r0;
     FrontierOut cls;
     const bool classes = aux->dc_ctr != nullptr;
     if (classes) {
@@ -190,18 +197,20 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
         if (tid < 4) cls.dc_ctr[tid] = 0;
         __syncthreads();
     }
-    int run = 0, hubs = 0;
+    eid_t run = 0;
+    int hubs = 0;
     for (int base = 0; base < fsize; base += AT_SB_THREADS) {  // block-uniform
         const int i = base + tid;
-        int deg = 0, beg = 0;
+        int deg = 0;
+        eid_t beg = 0;
         vid_t u = -1;
         if (i < fsize) {
             u = fin[i];
             beg = row_offsets[u];
-            deg = row_offsets[u + 1] - beg;
+            deg = (int)(row_offsets[u + 1] - beg);
         }
-        int total;
-        const int excl = at_block_exclusive_scan(deg, total, s_warp);
+        eid_t total;
+        const eid_t excl = at_block_exclusive_scan(deg, total, s_warp);
         if (WITH_PREFIX && i < fsize) {
             prefix[i] = run + excl;
             row_start[i] = beg;
@@ -212,7 +221,7 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
         __syncthreads();
     }
     if (tid == 0) {
-        st->ctr[L % 3] = ((u64)(unsigned)run << 32) | (u64)(unsigned)fsize;
+        st->ctr[L % 3] = at_pack(run, fsize);
         st->ctr[(L + 1) % 3] = 0ull;
         st->hub_ctr[L % 3] = hubs;
         st->hub_ctr[(L + 1) % 3] = 0;

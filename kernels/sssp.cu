@@ -78,12 +78,13 @@ __global__ void sssp_r_move(AT_LEVEL_ARGS) {
         const int i = base + lane;
         const bool take = i < n;
         vid_t v = -1;
-        int deg = 0, rs = 0;
+        int deg = 0;
+        eid_t rs = 0;
         if (take) {
             v = op->r_list[i];
             op->near_stamp[v] = L;
             rs = __ldg(row_offsets + v);
-            deg = __ldg(row_offsets + v + 1) - rs;
+            deg = (int)(__ldg(row_offsets + v + 1) - rs);
         }
         at_warp_append<WITH_PREFIX>(take, v, deg, rs, out);
     }
@@ -159,13 +160,14 @@ __global__ void sssp_far_split(AT_LEVEL_ARGS) {
         }
         bool near = i < n && d >= t_old && d < t_new;  // below t_old: stale, already expanded
         const bool keep = i < n && d >= t_new;
-        int deg = 0, rs = 0;
+        int deg = 0;
+        eid_t rs = 0;
         if (near) {
             near = atomicExch(op->near_stamp + v, L) != L;
             if (near) {
                 if (op->method == AT_SSSP_DELTA_STEPPING) SSSPOp::r_append(op, v);
                 rs = __ldg(row_offsets + v);
-                deg = __ldg(row_offsets + v + 1) - rs;
+                deg = (int)(__ldg(row_offsets + v + 1) - rs);
             }
         }
         if (keep) {

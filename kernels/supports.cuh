@@ -33,7 +33,7 @@
 
 // What every edge visit needs. Built once per kernel.
 struct AtExpand {
-    const int* row_offsets;
+    const eid_t* row_offsets;
     const vid_t* column_indices;
     const OpArgs* op;
     const BFSAux* aux;
@@ -76,16 +76,17 @@ __device__ __forceinline__ int at_sq_segment(int deg, const BFSAux* aux) {
 
 // The operator's visit of edge e = (u, v) (no append).
 template <class Op>
-__device__ __forceinline__ bool at_claim_edge(const AtExpand& x, vid_t v, vid_t u, int e, int& deg, int& rs) {
+__device__ __forceinline__ bool at_claim_edge(const AtExpand& x, vid_t v, vid_t u, eid_t e, int& deg, eid_t& rs) {
     return at_visit_edge<Op>(x.op, x.aux, x.row_offsets, u, v, e, x.level, deg, rs);
 }
 
 // Warp-collective: each lane with `valid` inspects edge e of frontier vertex u.
 template <class Op>
-__device__ __forceinline__ void at_visit(const AtExpand& x, bool valid, int e, vid_t u) {
+__device__ __forceinline__ void at_visit(const AtExpand& x, bool valid, eid_t e, vid_t u) {
     bool claim = false;
     vid_t v = -1;
-    int deg = 0, rs = 0;
+    int deg = 0;
+    eid_t rs = 0;
     if (valid) {
         v = __ldg(x.column_indices + e);
         claim = at_claim_edge<Op>(x, v, u, e, deg, rs);
@@ -95,11 +96,12 @@ __device__ __forceinline__ void at_visit(const AtExpand& x, bool valid, int e, v
 
 // Warp-collective, two edges per lane: both column loads are issued before the claims (ILP).
 template <class Op>
-__device__ __forceinline__ void at_visit2(const AtExpand& x, bool va, int ea, vid_t ua, bool vb, int eb,
+__device__ __forceinline__ void at_visit2(const AtExpand& x, bool va, eid_t ea, vid_t ua, bool vb, eid_t eb,
                                           vid_t ub) {
     const vid_t a = va ? __ldg(x.column_indices + ea) : -1;
     const vid_t b = vb ? __ldg(x.column_indices + eb) : -1;
-    int da = 0, ra = 0, db = 0, rb = 0;
+    int da = 0, db = 0;
+    eid_t ra = 0, rb = 0;
     const bool ca = va && at_claim_edge<Op>(x, a, ua, ea, da, ra);
     const bool cb = vb && at_claim_edge<Op>(x, b, ub, eb, db, rb);
     at_warp_append<false>(ca, a, da, ra, x.out);
@@ -127,17 +129,17 @@ __device__ __forceinline__ bool at_heavy_push(bool take, int seg, vid_t u, const
 // Warp-collective warp-based gathering: every lane with `take` has its vertex expanded by the
 // whole warp, one vertex after the other, 64 edges (two per lane) per iteration.
 template <class Op>
-__device__ __forceinline__ void at_warp_gather(const AtExpand& x, bool take, vid_t u, int beg, int end) {
+__device__ __forceinline__ void at_warp_gather(const AtExpand& x, bool take, vid_t u, eid_t beg, eid_t end) {
     unsigned b = __ballot_sync(AT_FULL_MASK, take);
     const int lane = (int)at_lane_id();
     while (b) {
         const int src = __ffs(b) - 1;
         b &= b - 1u;
         const vid_t su = __shfl_sync(AT_FULL_MASK, u, src);
-        const int sb = __shfl_sync(AT_FULL_MASK, beg, src);
-        const int se = __shfl_sync(AT_FULL_MASK, end, src);
-        for (int base = sb; base < se; base += 64) {  // warp-uniform trip count
-            const int e0 = base + lane, e1 = e0 + 32;
+        const eid_t sb = __shfl_sync(AT_FULL_MASK, beg, src);
+        const eid_t se = __shfl_sync(AT_FULL_MASK, end, src);
+        for (eid_t base = sb; base < se; base += 64) {  // warp-uniform trip count
+            const eid_t e0 = base + lane, e1 = e0 + 32;
             at_visit2<Op>(x, e0 < se, e0, su, e1 < se, e1, su);
         }
     }
@@ -147,13 +149,13 @@ __device__ __forceinline__ void at_warp_gather(const AtExpand& x, bool take, vid
 // and two counters used alternately by consecutive rounds (see at_block_gather_run).
 struct AtBlockList {
     vid_t* u;
-    int* beg;
-    int* end;
+    eid_t* beg;
+    eid_t* end;
     int* cnt;  // [2]
 };
 
 // Warp-collective: unordered binary prefix-sum into the block's shared list.
-__device__ __forceinline__ void at_block_gather_push(bool take, vid_t u, int beg, int end, const AtBlockList& l,
+__device__ __forceinline__ void at_block_gather_push(bool take, vid_t u, eid_t beg, eid_t end, const AtBlockList& l,
                                                      int round) {
     const unsigned b = __ballot_sync(AT_FULL_MASK, take);
     if (b == 0u) return;
@@ -178,39 +180,40 @@ __device__ __forceinline__ void at_block_gather_run(const AtExpand& x, const AtB
     if (threadIdx.x == 0) l.cnt[(round + 1) & 1] = 0;
     for (int i = 0; i < n; ++i) {
         const vid_t u = l.u[i];
-        const int beg = l.beg[i], end = l.end[i];
-        for (int base = beg; base < end; base += 2 * BLOCK) {  // block-uniform trip count
-            const int e0 = base + (int)threadIdx.x, e1 = e0 + BLOCK;
+        const eid_t beg = l.beg[i], end = l.end[i];
+        for (eid_t base = beg; base < end; base += 2 * BLOCK) {  // block-uniform trip count
+            const eid_t e0 = base + (int)threadIdx.x, e1 = e0 + BLOCK;
             at_visit2<Op>(x, e0 < end, e0, u, e1 < end, e1, u);
         }
     }
 }
 
 // ---- two-level block scan (warp shuffle scan + scan of the warp totals) and its search ----------
+// T: int for counts bounded by int (heavy.cu's stripes), eid_t for sums of degrees.
 // Phase 1 (before a __syncthreads): warp-inclusive scan of d; writes the warp-local exclusive prefix
 // to s_lprefix[threadIdx.x] and the warp total to s_wsum[warp]. Every thread calls it.
-template <int BLOCK>
-__device__ __forceinline__ void at_block_scan_store(int d, int* s_lprefix, int* s_wsum) {
+template <int BLOCK, typename T>
+__device__ __forceinline__ void at_block_scan_store(T d, T* s_lprefix, T* s_wsum) {
     const int lane = (int)at_lane_id();
-    int incl = at_warp_inclusive_scan(d);
+    T incl = at_warp_inclusive_scan(d);
     s_lprefix[threadIdx.x] = incl - d;
     if (lane == 31) s_wsum[threadIdx.x >> 5] = incl;
 }
 
 // Phase 2 (after the __syncthreads), warp-collective, every warp redundantly: lane w < BLOCK/32
-// gets the exclusive offset of warp w (INT_MAX for the other lanes); returns the block total.
-template <int BLOCK>
-__device__ __forceinline__ int at_block_scan_offsets(const int* s_wsum, int& woff) {
+// gets the exclusive offset of warp w (the type's maximum for the other lanes); returns the block total.
+template <int BLOCK, typename T>
+__device__ __forceinline__ T at_block_scan_offsets(const T* s_wsum, T& woff) {
     constexpr int WARPS = BLOCK / 32;
     const int lane = (int)at_lane_id();
-    const int w = lane < WARPS ? s_wsum[lane] : 0;
-    int incl = w;
+    const T w = lane < WARPS ? s_wsum[lane] : (T)0;
+    T incl = w;
 #pragma unroll
     for (int o = 1; o < WARPS; o <<= 1) {
-        const int t = __shfl_up_sync(AT_FULL_MASK, incl, o);
+        const T t = __shfl_up_sync(AT_FULL_MASK, incl, o);
         if (lane >= o) incl += t;
     }
-    woff = lane < WARPS ? incl - w : 0x7fffffff;
+    woff = lane < WARPS ? incl - w : at_type_max<T>();
     return __shfl_sync(AT_FULL_MASK, incl, WARPS - 1);
 }
 
@@ -219,17 +222,17 @@ __device__ __forceinline__ int at_block_scan_offsets(const int* s_wsum, int& wof
 // binary search (Algorithm 1 of Busato & Bombieri): over the warp offsets with __shfl_sync, then over
 // the 32 warp-local prefixes in shared memory; branch-free, log2(BLOCK) steps. Entries of zero
 // size share their prefix with the next entry and are never returned.
-template <int BLOCK>
-__device__ __forceinline__ int at_block_search(int key, int woff, const int* s_lprefix, int& rem) {
+template <int BLOCK, typename T>
+__device__ __forceinline__ int at_block_search(T key, T woff, const T* s_lprefix, T& rem) {
     constexpr int WARPS = BLOCK / 32;
     int w = 0;
 #pragma unroll
     for (int step = WARPS / 2; step >= 1; step >>= 1) {
-        const int o = __shfl_sync(AT_FULL_MASK, woff, w + step);
+        const T o = __shfl_sync(AT_FULL_MASK, woff, w + step);
         if (key >= o) w += step;
     }
-    const int lkey = key - __shfl_sync(AT_FULL_MASK, woff, w);
-    const int* lp = s_lprefix + w * 32;
+    const T lkey = key - __shfl_sync(AT_FULL_MASK, woff, w);
+    const T* lp = s_lprefix + w * 32;
     int j = 0;
 #pragma unroll
     for (int step = 16; step >= 1; step >>= 1)
@@ -266,7 +269,7 @@ __device__ __forceinline__ void at_block_rounds(int fsize, const BFSAux* aux, in
 // End of a push kernel: it closes the level itself (push_finishes), or heavy_vertices does and
 // reads the virtual warp size `vw` back from the trace.
 __device__ __forceinline__ void at_push_finish(BFSState* st, const BFSParams* prm, const BFSAux* aux, int L,
-                                               int fsize, int degsum, int vw, int* level_sizes, int* level_info,
+                                               int fsize, eid_t degsum, int vw, int* level_sizes, int* level_info,
                                                u64* level_time) {
     if (aux->push_finishes) {
         at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);

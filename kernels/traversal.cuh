@@ -9,8 +9,8 @@
 // `OpArgs` block (a device pointer every kernel receives); the advance side owns the frontier
 // queues, the counters, the path decision and the level close below.
 //
-// Data layout (DESIGN.md terms): CSR `row_offsets` (n_vertices + 1, int32) and `column_indices`
-// (n_edges, int32). Pull levels read in-edges (`pull_offsets`, `pull_indices`): the CSR itself for
+// Data layout (DESIGN.md terms): CSR `row_offsets` (n_vertices + 1, `eid_t`) and `column_indices`
+// (n_edges, int32 vertex ids). Pull levels read in-edges (`pull_offsets`, `pull_indices`): the CSR itself for
 // undirected graphs, the transposed CSR (built once, lazily) for directed ones.
 //
 // Device-resident levels (no host round trip per level)
@@ -24,7 +24,7 @@
 // state. The host therefore enqueues the same launches over and over with the same arguments and
 // reads the 64-byte state back once per batch of levels, only to learn whether to stop.
 //
-// Each frontier counter packs  (sum of out-degrees of the frontier's vertices) << 32 | (size).
+// Each frontier counter packs  (sum of out-degrees of the frontier's vertices) << AT_COUNT_BITS | (size).
 // Level L reads ctr[L % 3], appends into ctr[(L+1) % 3] with warp-aggregated 64-bit atomicAdd and
 // its finisher zeroes ctr[(L+2) % 3]. The packed atomic is the "online unordered prefix-sum" of
 // Busato & Bombieri, "Efficient load balancing techniques for graph traversal applications on
@@ -45,6 +45,20 @@
 
 typedef int vid_t;
 typedef unsigned long long u64;
+
+// Edge offsets: every module is compiled twice, once per offset type (the engine picks the module
+// from the graph's row_offsets dtype; autotune/_kernels.py adds -DAT_EID64 for the second). With
+// int32 offsets (graphs below 2^31 edges) row offsets, edge indices, frontier degree prefix-sums
+// and row starts are 32-bit, as they always were; with AT_EID64 they are 64-bit, so a graph may
+// have up to 2^33 - 1 edges (the frontier counter's degree field) while vertex ids stay int32.
+// Per-vertex degrees stay int (a degree is below n_vertices < 2^31).
+#ifdef AT_EID64
+typedef long long eid_t;
+#define AT_COUNT_BITS 31  // frontier size field of the packed counter; the degree sum gets 33 bits
+#else
+typedef int eid_t;
+#define AT_COUNT_BITS 32
+#endif
 
 // 64 bytes; mirrored by autotune/_engine.py (STATE_DTYPE).
 struct BFSState {
@@ -71,7 +85,7 @@ struct BFSParams {
     int n_hubs;         // hubs in the graph
     int min_vw;         // BFS-4K K1 (multi-block dynamic virtual warps)
     int trace_cap;      // entries of level_sizes / level_info (level_time: + 1); later levels are not traced
-    int pad;
+    int eid_bytes;      // sizeof(eid_t) the engine built its buffers for (traversal_init traps otherwise)
     long long n_edges;
 };
 static_assert(sizeof(BFSParams) == 56, "BFSParams must match PARAMS_DTYPE in autotune/_engine.py");
@@ -170,8 +184,8 @@ static_assert(sizeof(BFSAux) == 280, "BFSAux must match AUX_DTYPE in autotune/_e
 // Where a level appends its next frontier.
 struct FrontierOut {
     vid_t* vertices;
-    int* prefix;      // exclusive prefix-sum of degrees (WITH_PREFIX only)
-    int* row_start;   // row_offsets[v] (WITH_PREFIX only)
+    eid_t* prefix;    // exclusive prefix-sum of degrees (WITH_PREFIX only)
+    eid_t* row_start; // row_offsets[v] (WITH_PREFIX only)
     u64* ctr;
     int* hubs;        // nullptr unless the hub-ratio rule counts hubs
     int hub_degree;
@@ -181,9 +195,9 @@ struct FrontierOut {
 };
 
 #define AT_LEVEL_ARGS                                                                                  \
-    const int* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,                    \
-    const int* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,                     \
-    const OpArgs* __restrict__ op, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0, int* r1,           \
+    const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,                  \
+    const eid_t* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,                   \
+    const OpArgs* __restrict__ op, vid_t* f0, vid_t* f1, eid_t* p0, eid_t* p1, eid_t* r0, eid_t* r1,   \
     BFSState* st, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time, \
     const BFSAux* __restrict__ aux
 
@@ -195,14 +209,31 @@ __device__ __forceinline__ unsigned at_lanemask_lt() {
     return m;
 }
 
-// Inclusive prefix-sum of one int per lane over a converged warp (Kogge-Stone with shuffles).
-__device__ __forceinline__ int at_warp_inclusive_scan(int x) {
+// Inclusive prefix-sum of one value per lane over a converged warp (Kogge-Stone with shuffles).
+template <typename T>
+__device__ __forceinline__ T at_warp_inclusive_scan(T x) {
     const int lane = (int)at_lane_id();
 #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(AT_FULL_MASK, x, o);
+        const T t = __shfl_up_sync(AT_FULL_MASK, x, o);
         if (lane >= o) x += t;
     }
+    return x;
+}
+
+// Largest value of an int or long long (a search key no entry reaches).
+template <typename T>
+__device__ __forceinline__ T at_type_max();
+template <>
+__device__ __forceinline__ int at_type_max<int>() { return 0x7fffffff; }
+template <>
+__device__ __forceinline__ long long at_type_max<long long>() { return 0x7fffffffffffffffll; }
+
+// Sum of one value per lane over a converged warp (every lane gets it).
+__device__ __forceinline__ int at_warp_sum(int x) { return __reduce_add_sync(AT_FULL_MASK, x); }
+__device__ __forceinline__ long long at_warp_sum(long long x) {
+#pragma unroll
+    for (int o = 16; o >= 1; o >>= 1) x += __shfl_xor_sync(AT_FULL_MASK, x, o);
     return x;
 }
 
@@ -212,11 +243,17 @@ __device__ __forceinline__ u64 at_globaltimer() {
     return t;
 }
 
-__device__ __forceinline__ int at_count(u64 packed) { return (int)(unsigned)(packed & 0xffffffffull); }
-__device__ __forceinline__ int at_degsum(u64 packed) { return (int)(unsigned)(packed >> 32); }
+// The packed frontier counter: (degree sum << AT_COUNT_BITS) | size.
+__device__ __forceinline__ int at_count(u64 packed) {
+    return (int)(unsigned)(packed & ((1ull << AT_COUNT_BITS) - 1ull));
+}
+__device__ __forceinline__ eid_t at_degsum(u64 packed) { return (eid_t)(packed >> AT_COUNT_BITS); }
+__device__ __forceinline__ u64 at_pack(eid_t degsum, int count) {
+    return ((u64)degsum << AT_COUNT_BITS) | (u64)(unsigned)count;
+}
 
-__device__ __forceinline__ FrontierOut at_frontier_out(int L, vid_t* f0, vid_t* f1, int* p0, int* p1, int* r0,
-                                                       int* r1, BFSState* st, const BFSParams* prm,
+__device__ __forceinline__ FrontierOut at_frontier_out(int L, vid_t* f0, vid_t* f1, eid_t* p0, eid_t* p1, eid_t* r0,
+                                                       eid_t* r1, BFSState* st, const BFSParams* prm,
                                                        const BFSAux* aux) {
     const bool odd = (L & 1) != 0;  // level L reads buffer L&1 and writes buffer (L+1)&1
     FrontierOut o;
@@ -287,7 +324,7 @@ __device__ __forceinline__ bool at_hash_seen(vid_t v) {
 // Which path runs a level, from its frontier size and edges, its hub count, the edges explored by
 // earlier levels and the direction of the previous level. Pure: every caller with the same inputs
 // gets the same answer.
-__device__ __forceinline__ int at_decide_path(int fsize, int degsum, int hubs, long long explored, int prev_dir,
+__device__ __forceinline__ int at_decide_path(int fsize, eid_t degsum, int hubs, long long explored, int prev_dir,
                                               const BFSParams* prm) {
     if (fsize == 0) return AT_PATH_NONE;
     if (prm->sb_limit > 0 && fsize <= prm->sb_limit && degsum <= prm->sb_edge_limit) return AT_PATH_SINGLE_BLOCK;
@@ -304,7 +341,7 @@ __device__ __forceinline__ int at_decide_path(int fsize, int degsum, int hubs, l
 // Which path runs the current level, read from the device state. Every block of every level
 // kernel computes the same answer.
 __device__ __forceinline__ int at_choose_path(const BFSState* st, const BFSParams* prm, int& L, int& fsize,
-                                              int& degsum) {
+                                              eid_t& degsum) {
     const volatile BFSState* vs = (const volatile BFSState*)st;
     L = vs->level;
     const u64 packed = vs->ctr[L % 3];
@@ -324,11 +361,11 @@ __device__ __forceinline__ int at_dynamic_vw(int resident, int fsize, int min_vw
 // does); when v joins the next frontier, read its row start and out-degree, which the append needs.
 template <class Op>
 __device__ __forceinline__ bool at_visit_edge(const OpArgs* __restrict__ op, const BFSAux* __restrict__ aux,
-                                              const int* __restrict__ row_offsets, vid_t u, vid_t v, int e, int L,
-                                              int& deg, int& rs) {
+                                              const eid_t* __restrict__ row_offsets, vid_t u, vid_t v, eid_t e,
+                                              int L, int& deg, eid_t& rs) {
     if (!Op::visit(op, aux, u, v, e, L)) return false;
     rs = __ldg(row_offsets + v);
-    deg = __ldg(row_offsets + v + 1) - rs;
+    deg = (int)(__ldg(row_offsets + v + 1) - rs);
     return true;
 }
 
@@ -336,15 +373,15 @@ __device__ __forceinline__ bool at_visit_edge(const OpArgs* __restrict__ op, con
 // Every lane must call it (full mask). WITH_PREFIX also writes, per appended vertex, the exclusive
 // prefix-sum of degrees (online unordered prefix-sum) and its row start, as binary_search needs.
 template <bool WITH_PREFIX>
-__device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, int row_start, const FrontierOut& out) {
+__device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, eid_t row_start, const FrontierOut& out) {
     const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
     if (ballot == 0u) return;
     const unsigned lane = at_lane_id();
-    const int d = claim ? deg : 0;
-    const int incl = WITH_PREFIX ? at_warp_inclusive_scan(d) : d;
-    const int total_d = WITH_PREFIX ? __shfl_sync(AT_FULL_MASK, incl, 31) : __reduce_add_sync(AT_FULL_MASK, d);
+    const eid_t d = claim ? deg : 0;
+    const eid_t incl = WITH_PREFIX ? at_warp_inclusive_scan(d) : d;
+    const eid_t total_d = WITH_PREFIX ? __shfl_sync(AT_FULL_MASK, incl, 31) : at_warp_sum(d);
     u64 old = 0;
-    if (lane == 0) old = atomicAdd(out.ctr, ((u64)(unsigned)total_d << 32) | (u64)__popc(ballot));
+    if (lane == 0) old = atomicAdd(out.ctr, at_pack(total_d, __popc(ballot)));
     old = __shfl_sync(AT_FULL_MASK, old, 0);
     if (out.hubs != nullptr) {
         const unsigned hb = __ballot_sync(AT_FULL_MASK, claim && deg > out.hub_degree);
@@ -385,7 +422,7 @@ __device__ __forceinline__ void at_trace_level(const BFSParams* prm, int L, int 
 
 // Close level L (one thread): trace, explored edges, direction, counters, then advance the level.
 __device__ __forceinline__ void at_finish_level(BFSState* st, const BFSParams* prm, const BFSAux* aux, int L,
-                                                int fsize, int degsum,
+                                                int fsize, eid_t degsum,
                                                 int path, int vw, int* level_sizes, int* level_info,
                                                 u64* level_time) {
     at_aux_finish_level(aux, L);
@@ -400,7 +437,7 @@ __device__ __forceinline__ void at_finish_level(BFSState* st, const BFSParams* p
 
 // End of a multi-block level kernel: the last block to get here closes the level.
 __device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSParams* prm, const BFSAux* aux, int L,
-                                                      int fsize, int degsum,
+                                                      int fsize, eid_t degsum,
                                                       int path, int vw, int* level_sizes, int* level_info,
                                                       u64* level_time) {
     __syncthreads();
@@ -420,19 +457,20 @@ __device__ __forceinline__ void at_multi_block_finish(BFSState* st, const BFSPar
 // this kernel included, is the same for every source and can be captured once in a CUDA graph and
 // replayed (the engine writes the source into the slot before each replay).
 template <class Op>
-__global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs* __restrict__ op,
+__global__ void traversal_init(const eid_t* __restrict__ row_offsets, const OpArgs* __restrict__ op,
                                const vid_t* __restrict__ source_slot,
-                               vid_t* frontier0, int* prefix0, int* row_start0, BFSState* st,
+                               vid_t* frontier0, eid_t* prefix0, eid_t* row_start0, BFSState* st,
                                const BFSParams* __restrict__ prm, u64* level_time, const BFSAux* __restrict__ aux) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
+        if (prm->eid_bytes != (int)sizeof(eid_t)) __trap();  // buffers built for the other offset type: a bug
         const vid_t source = *source_slot;
-        const int rs = row_offsets[source];
-        const int deg = row_offsets[source + 1] - rs;
+        const eid_t rs = row_offsets[source];
+        const int deg = (int)(row_offsets[source + 1] - rs);
         Op::init_source(op, source);
         frontier0[0] = source;
         prefix0[0] = 0;
         row_start0[0] = rs;
-        st->ctr[0] = ((u64)(unsigned)deg << 32) | 1ull;
+        st->ctr[0] = at_pack(deg, 1);
         st->ctr[1] = 0ull;
         st->ctr[2] = 0ull;
         st->hub_ctr[0] = deg > prm->hub_degree ? 1 : 0;
@@ -468,7 +506,7 @@ __global__ void traversal_init(const int* __restrict__ row_offsets, const OpArgs
 // replays exactly that many rounds in one CUDA graph for the next source.
 extern "C" __global__ void traversal_tick(BFSState* st) {
     const volatile BFSState* vs = (const volatile BFSState*)st;
-    if ((vs->ctr[vs->level % 3] & 0xffffffffull) != 0ull) st->iterations += 1;
+    if (at_count(vs->ctr[vs->level % 3]) != 0) st->iterations += 1;
 }
 
 // The operators (they use the helpers above; the advance templates above and in the technique files

@@ -29,7 +29,7 @@
 // skipped (the set of live slots is folded from one ballot), so zero-degree and gathered vertices
 // cost nothing. The edge loop runs the warp max of the groups' trip counts: the warp stays converged.
 template <int VW, class Op>
-__device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u, int beg, int end) {
+__device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u, eid_t beg, eid_t end) {
     const int vw = VW > 0 ? VW : vw_rt;
     const int lg = __ffs(vw) - 1;
     const int lane = (int)at_lane_id();
@@ -45,12 +45,12 @@ __device__ __forceinline__ void vm_normal(const AtExpand& x, int vw_rt, vid_t u,
         slots &= slots - 1u;
         const int src = group_base + i;
         const vid_t su = __shfl_sync(AT_FULL_MASK, u, src);
-        const int sb = __shfl_sync(AT_FULL_MASK, beg, src);
-        const int se = __shfl_sync(AT_FULL_MASK, end, src);
+        const eid_t sb = __shfl_sync(AT_FULL_MASK, beg, src);
+        const eid_t se = __shfl_sync(AT_FULL_MASK, end, src);
         const unsigned my_iters = (unsigned)(se - sb + vw - 1) >> lg;
         const unsigned iters = __reduce_max_sync(AT_FULL_MASK, my_iters);
         for (unsigned k = 0; k < iters; ++k) {
-            const int e = sb + ((int)k << lg) + g_lane;
+            const eid_t e = sb + ((eid_t)k << lg) + g_lane;
             at_visit<Op>(x, e < se, e, su);
         }
     }
@@ -68,15 +68,15 @@ __device__ __forceinline__ void vm_warp_step(const AtExpand& x, const AtSupports
                                              bool bg_on, const AtBlockList& bl, int round) {
     const int idx = base + (int)at_lane_id();
     vid_t u = -1;
-    int beg = 0, end = 0;
+    eid_t beg = 0, end = 0;
     if (idx < limit) {
         u = frontier_in[idx];
         beg = __ldg(x.row_offsets + u);
         end = __ldg(x.row_offsets + u + 1);
     }
-    int cls = at_classify(end - beg, sup);
+    int cls = at_classify((int)(end - beg), sup);
     const bool is_sq = cls == AT_CLS_SQ;
-    const int seg = is_sq ? at_sq_segment(end - beg, x.aux) : 0;
+    const int seg = is_sq ? at_sq_segment((int)(end - beg), x.aux) : 0;
     if (__ballot_sync(AT_FULL_MASK, cls >= AT_CLS_DEFER)) {
         const bool queued = at_heavy_push(cls >= AT_CLS_DEFER, seg, u, x.aux);
         if (cls >= AT_CLS_DEFER && !queued) cls = AT_CLS_WARP;

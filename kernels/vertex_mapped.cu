@@ -25,11 +25,12 @@
 template <int BLOCK, int VW, class Op>
 __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
     __shared__ vid_t s_bg_u[BLOCK];
-    __shared__ int s_bg_beg[BLOCK], s_bg_end[BLOCK];
+    __shared__ eid_t s_bg_beg[BLOCK], s_bg_end[BLOCK];
     __shared__ int s_bg_cnt[2];
     __shared__ int s_fetch;
 
-    int L, fsize, degsum;
+    int L, fsize;
+    eid_t degsum;
     if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;

@@ -89,7 +89,7 @@ def test_compile_arch_in_worker_processes_plain_lines():
 def test_compile_arch_failure_is_reported_exit_1(monkeypatch, capsys):
     from autotune import _kernels
 
-    def broken(technique, arch, algorithm):
+    def broken(technique, arch, algorithm, eid64=False):
         if technique == "pull":
             raise RuntimeError("NVRTC failed to compile pull.cu for sm_90:\nerror: boom")
         return 12345
@@ -116,8 +116,8 @@ def test_compile_gpu_path_fills_the_cache_for_every_module(monkeypatch, tmp_path
     monkeypatch.setenv("CUPY_CACHE_DIR", str(cache))
     calls = []
 
-    def precompile(technique, algorithm, device_id=0):
-        calls.append((technique, algorithm, device_id))
+    def precompile(technique, algorithm, device_id=0, eid64=False):
+        calls.append((technique, algorithm, device_id) + (("int64",) if eid64 else ()))
         (cache / f"{technique}-{algorithm}.cubin").write_bytes(b"x")
         return 0.01
 
@@ -138,6 +138,13 @@ def test_compile_gpu_path_fills_the_cache_for_every_module(monkeypatch, tmp_path
     assert data["target"] == "cupy" and data["arch"] == ["sm_90"] and data["cache_dir"] == str(cache)
     assert {r["algorithm"] for r in data["results"]} == {"sssp"} and data["new_cache_files"] == 0
     assert data["cache_check"] is None and len(checked) == 1
+    # --offsets both: every module once more, built for int64 row offsets (graphs past 2**31 edges)
+    calls.clear()
+    assert cli.main(["compile", "--jobs", "1", "--offsets", "both", "--json", "--no-check"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(calls) == sorted([(t, a, 3) for t, a in units] + [(t, a, 3, "int64") for t, a in units])
+    assert sorted({r["offsets"] for r in data["results"]}) == ["int32", "int64"]
+    assert len(data["results"]) == 2 * len(units)
 
 
 def test_compile_says_when_cupy_does_not_keep_the_modules(monkeypatch, tmp_path, capsys):
@@ -152,7 +159,7 @@ def test_compile_says_when_cupy_does_not_keep_the_modules(monkeypatch, tmp_path,
     monkeypatch.setattr(_backend, "gpu_available", lambda: True)
     monkeypatch.setattr(_backend, "device_properties", lambda: {"name": "NVIDIA H200", "cc": "9.0"})
     monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(_kernels, "precompile", lambda t, a, d=0: 3.0)
+    monkeypatch.setattr(_kernels, "precompile", lambda t, a, d=0, e=False: 3.0)
     monkeypatch.setattr(cli, "_cache_check", lambda fn, fn_args: 2.9)
     assert cli.main(["compile", "--jobs", "1", "--only", "sssp"]) == 0
     err = capsys.readouterr().err
