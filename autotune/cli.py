@@ -22,7 +22,7 @@ from . import __version__
 from ._cli_common import dispatch, err as _err, int_at_least  # noqa: F401  (dispatch: re-exported)
 from ._cli_common import console as _console, expand_graphs, is_tty, load_graph_arg
 from ._files import read_config_file
-from .errors import ConfigError
+from .errors import ConfigError, InvalidArgumentError
 
 #: The GRAPH argument reader of every verb (kept under its old name).
 _load = load_graph_arg
@@ -178,6 +178,8 @@ def cmd_run(args) -> int:
     )
 
     configs = _configs_from_args(args)  # a bad --config or knob: the project's error (exit 2)
+    if not args.peer_budget >= 0:
+        raise InvalidArgumentError(f"--peer-budget must be a number of seconds >= 0, not {args.peer_budget}")
     algorithm = configs[0].algorithm
     if any(c.algorithm != algorithm for c in configs):
         raise ConfigError("autotune run: the configs mix algorithms; run BFS and SSSP separately")
@@ -193,7 +195,8 @@ def cmd_run(args) -> int:
             sources = np.asarray([src])
         else:
             sources = select_sources(g, args.sources, args.seed)
-        ms = [measure(r, sources, validate=args.validate and not isinstance(r, peer_cls)) for r in runners]
+        ms = [measure(r, sources, validate=args.validate and not isinstance(r, peer_cls),
+                      budget_s=args.peer_budget if isinstance(r, peer_cls) else None) for r in runners]
         from .logs import weights_spec
 
         entry = {"graph": g.name, "spec": g.spec, "algorithm": algorithm, "weights": weights_spec(g),
@@ -229,7 +232,9 @@ def cmd_run(args) -> int:
             ref = next((m for m in ms if m.name == peer_cls.name and m.valid), None)
             for m in ms:
                 speed = (ref.median_ms / m.median_ms) if (ref is not None and m.valid and m.median_ms > 0) else None
-                t.add_row(g.name, _fmt(g.n_vertices), _fmt(g.n_edges), m.name,
+                label = m.name + (f" ({len(m.sources)} of {len(m.sources) + m.extra['sources_skipped']} sources)"
+                                  if m.extra.get("sources_skipped") else "")
+                t.add_row(g.name, _fmt(g.n_vertices), _fmt(g.n_edges), label,
                           _fmt(m.median_ms), _fmt(m.gteps, 2), _fmt(m.depth_mean, 1),
                           "yes" if m.valid else f"NO: {m.error}", f"{speed:.1f}x" if speed else "-")
         con.print(t)
@@ -431,7 +436,6 @@ def _compile_units(only, algorithm: str) -> list[tuple[str, str]]:
     """``(kernel file key, algorithm)`` pairs of :data:`autotune._kernels.KERNEL_SOURCES` to compile,
     the files with the most instantiations first (the longest compiles start first)."""
     from ._kernels import KERNEL_SOURCES
-    from .errors import InvalidArgumentError
 
     unknown = [t for t in (only or ()) if t not in KERNEL_SOURCES]
     if unknown:
@@ -675,6 +679,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "rules for SSSP), which prove it exact without a reference traversal")
     sp.add_argument("--peer", choices=["scipy", "none"], default="scipy",
                     help="also time scipy's CPU BFS (Dijkstra for SSSP) on the same sources (default)")
+    sp.add_argument("--peer-budget", type=float, default=5.0, metavar="SECONDS",
+                    help="stop timing the CPU peer after this many seconds (at least one source; the first "
+                         "sources of the same list, counted in the table); default 5")
     sp.add_argument("--trace", action="store_true", help="print the per-level trace of the first source")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     from .cli_batch import add_batch_args

@@ -150,7 +150,8 @@ class Runner:
         """Validate the last traversal; raise on a wrong result (not timed)."""
 
 
-def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False) -> Measurement:
+def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False,
+            budget_s: float | None = None) -> Measurement:
     """Time *runner* on *sources* following DESIGN.md's measurement protocol.
 
     Parameters
@@ -163,6 +164,11 @@ def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False)
     validate : bool
         Call ``runner.check(source)`` after each timed traversal; the first failure marks the
         measurement invalid (``valid=False`` with the error) and stops it.
+    budget_s : float, optional
+        Wall seconds after which no further source is started (at least one is always timed): a
+        slow CPU peer is then timed on the first sources only, the same for every runner. The
+        measurement's ``sources`` lists the sources actually timed and ``extra["sources_skipped"]``
+        how many were left out.
 
     Returns
     -------
@@ -170,6 +176,7 @@ def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False)
     """
     sources = [int(s) for s in np.asarray(sources).ravel()]
     m = Measurement(runner.name, sources, [], [], [], runner.timer)
+    t_start = time.perf_counter()
     try:
         runner.prepare()
         for _ in range(warmup):
@@ -180,7 +187,11 @@ def measure(runner: Runner, sources, *, warmup: int = 1, validate: bool = False)
             # the runner's own stream when it has one (autotune's engines traverse on theirs)
             stream = getattr(runner, "stream", None) or cupy.cuda.get_current_stream()
             start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        for s in sources:
+        for i, s in enumerate(sources):
+            if budget_s is not None and i > 0 and time.perf_counter() - t_start > budget_s:
+                m.extra["sources_skipped"] = len(sources) - i
+                m.sources = sources[:i]
+                break
             if runner.timer == "cuda-events":
                 start.record(stream)
                 runner.traverse(s)

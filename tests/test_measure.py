@@ -79,3 +79,26 @@ class _WrongResult(Runner):
 def test_validation_failure_recorded():
     m = measure(_WrongResult(), [1, 2], validate=True)
     assert not m.valid and "vertex 3" in m.error
+
+
+def test_budget_times_the_first_sources_only():
+    """A slow peer stops after its time budget: the sources it timed are the first ones, counted."""
+    import time
+
+    from autotune.measure import Runner, measure
+
+    class Slow(Runner):
+        name = "slow"
+
+        def traverse(self, source):
+            time.sleep(0.05)
+
+        def outcome(self, source):
+            return 10, 1
+
+    m = measure(Slow(), [1, 2, 3, 4, 5, 6], warmup=0, budget_s=0.08)
+    assert m.sources == [1, 2] and len(m.times_ms) == 2 and m.extra["sources_skipped"] == 4
+    m = measure(Slow(), [1, 2, 3], warmup=0, budget_s=0)  # at least one source
+    assert m.sources == [1] and m.extra["sources_skipped"] == 2
+    m = measure(Slow(), [1, 2, 3], warmup=0)
+    assert m.sources == [1, 2, 3] and "sources_skipped" not in m.extra
