@@ -22,6 +22,9 @@ from ._backend import default_xp, gpu_available, to_host, xp_of
 from .errors import EmptyGraphError, GraphFormatError, VertexError
 
 INT32_MAX = np.iinfo(np.int32).max
+#: Most stored edges of a graph with int32 ``row_offsets`` (int64 past it). A module name so that
+#: tests can lower it and build int64 offsets on a small graph.
+_OFFSETS_INT32_MAX = INT32_MAX
 _INT64_MAX = np.iinfo(np.int64).max
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -472,7 +475,8 @@ def _merge_min(keys, w, bits: int, directed: bool, xp):
 # ================================================================================================
 def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directed: bool = True, name: str = "graph",
                spec: str | None = None, vertex_ids=None, remove_self_loops: bool = True,
-               remove_duplicates: bool = True, xp=None, source_label: str | None = None) -> CSRGraph:
+               remove_duplicates: bool = True, xp=None, source_label: str | None = None,
+               passes: int | None = None) -> CSRGraph:
     """Build a :class:`CSRGraph` from edge arrays (the one builder every loader and generator uses).
 
     Parameters
@@ -499,12 +503,25 @@ def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directe
         arrays live in that module.
     source_label : str, optional
         Used in error messages (e.g. the file path).
+    passes : int, optional
+        Build the CSR in this many source ranges, one after the other (a test knob; the result is
+        the same for every count). Default: one pass (the fastest) when its memory plan fits the
+        available memory, else the fewest passes whose plan fits
+        (:func:`autotune.memory.build_passes`, at most
+        :data:`~autotune.memory.MAX_BUILD_PASSES`). A multi-pass build counts the stored edges
+        per source bucket (one ``bincount`` pass over the edges, in chunks), splits the vertices
+        into ranges holding about equal numbers of them, and per range selects its stored edges
+        (both directions when undirected), sorts and de-duplicates their keys and writes its
+        columns and row offsets into the output, allocated once: peak about ``17`` bytes per
+        stored edge of a range instead of the whole graph's (:func:`~autotune.memory.device_build_bytes`).
 
     Returns
     -------
     CSRGraph
-        Columns sorted within each row; ``row_offsets`` int32 when ``n_edges <= 2**31 - 1``;
-        ``weights`` in CSR order (None when *weights* is None).
+        Columns sorted within each row; ``row_offsets`` int32 when ``n_edges <= 2**31 - 1``, else
+        int64; ``weights`` in CSR order (None when *weights* is None). A multi-pass build's
+        ``column_indices`` (and ``weights``) are the first ``n_edges`` entries of arrays sized
+        before de-duplication: shrunk in place on the host, a view on the GPU.
 
     Raises
     ------
@@ -516,8 +533,11 @@ def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directe
         or a weight array of another length.
     HostMemoryError, DeviceMemoryError
         When the build's peak (:func:`autotune.memory.csr_build_bytes` on the host,
-        :func:`autotune.memory.device_build_bytes` on the GPU) exceeds the available memory, before
-        the build allocates (naming *source_label*, or *name*).
+        :func:`autotune.memory.device_build_bytes` on the GPU) exceeds the available memory with
+        any pass count (or with the *passes* given), before the build allocates (naming
+        *source_label*, or *name*; bytes needed are those of the smallest plan).
+    InvalidArgumentError
+        When *passes* is not a positive integer.
     """
     if xp is None:
         xp = default_xp() if gpu_available() else np
@@ -534,8 +554,7 @@ def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directe
         raise EmptyGraphError("graph has no edges", source_label)
     src = _as_integer(src, "source", source_label, xp)
     dst = _as_integer(dst, "destination", source_label, xp)
-    lo = min(int(src.min()), int(dst.min()))
-    hi = max(int(src.max()), int(dst.max()))
+    lo, hi = _id_range(src, dst, xp)
     if lo < 0:
         raise GraphFormatError(f"negative vertex id {lo}", source_label)
     if n_vertices is None:
@@ -547,18 +566,18 @@ def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directe
         raise EmptyGraphError("graph has no vertices", source_label)
     if n > INT32_MAX:
         raise GraphFormatError(f"{n:,} vertices exceed the int32 vertex id range", source_label)
-    if xp is np:  # the host memory plan of the build, before its first allocation (autotune.memory)
-        from .memory import check_host_memory, csr_build_bytes
-
-        check_host_memory(source_label or name, csr_build_bytes(
-            n, int(src.size), directed=bool(directed), id_bytes=src.dtype.itemsize, weighted=w is not None,
-            inputs=False), f"building the CSR of {n:,} vertices and {int(src.size):,} input edges")
-    else:  # the device plan of the build on the GPU (free device memory, the inputs already there)
-        from .memory import check_device_plan, device_build_bytes
-
-        check_device_plan(source_label or name, device_build_bytes(
-            n, int(src.size), directed=bool(directed), id_bytes=src.dtype.itemsize, weighted=w is not None,
-            inputs=False), detail=f"building the CSR of {n:,} vertices and {int(src.size):,} input edges on the GPU")
+    # the memory plan of the build, before its first allocation (autotune.memory): host memory with
+    # NumPy, free device memory with CuPy (the inputs already there); the fewest passes that fit
+    plan = _BuildPlan(n, int(src.size), bool(directed), src.dtype.itemsize, w is not None, xp, source_label or name)
+    n_passes = plan.choose(passes)
+    if n_passes > 1:
+        row_offsets, cols, w, n_loops, n_dups, n_conflicts = _build_in_passes(
+            src, dst, w, n, plan, n_passes, forced=passes is not None, directed=bool(directed),
+            remove_self_loops=remove_self_loops, remove_duplicates=remove_duplicates, xp=xp,
+            source_label=source_label)
+        del src, dst
+        return _finish(row_offsets, cols, w, n, directed, name, spec, vertex_ids, n_loops, n_dups, n_conflicts,
+                       source_label)
 
     n_loops = 0
     if remove_self_loops:
@@ -600,13 +619,15 @@ def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directe
         if remove_duplicates:
             keys = _unique_sorted(keys, xp)
     else:
-        order = xp.argsort(keys)
+        # kept parallel edges stay in input order (forward edges, then the reversed ones): a stable
+        # sort, CuPy's only kind, so that every backend and pass count gives the same weights
+        order = xp.argsort(keys) if remove_duplicates else xp.argsort(keys, kind="stable")
         keys = keys[order]
         w = w[order]
         del order
         if remove_duplicates:
             keys, w, n_conflicts = _merge_min(keys, w, bits, bool(directed), xp)
-    offset_dtype = np.int32 if keys.size <= INT32_MAX else np.int64
+    offset_dtype = np.int32 if keys.size <= _OFFSETS_INT32_MAX else np.int64
     row_offsets = xp.searchsorted(keys, xp.arange(n + 1, dtype=np.int64) << bits).astype(offset_dtype)
     n_loops_kept = 0
     if not directed and not remove_self_loops and remove_duplicates:
@@ -622,6 +643,27 @@ def from_edges(src, dst, n_vertices: int | None = None, *, weights=None, directe
         # input edges (after loop removal) minus distinct undirected edges; a non-loop edge is
         # stored twice, a kept self-loop once
         n_dups = n_input - ((int(cols.size) - n_loops_kept) // 2 + n_loops_kept)
+    return _finish(row_offsets, cols, w, n, directed, name, spec, vertex_ids, n_loops, n_dups, n_conflicts,
+                   source_label)
+
+
+def _id_range(src, dst, xp) -> tuple[int, int]:
+    """Smallest and largest id of *src* and *dst*, reduced in chunks of ``2**30`` entries (CuPy's
+    reductions are not known to work on arrays of 2**31 or more elements)."""
+    step = 1 << 30
+    lo = hi = None
+    for a in (src, dst):
+        for i in range(0, int(a.shape[0]), step):
+            part = a[i:i + step]
+            pl, ph = int(part.min()), int(part.max())
+            lo = pl if lo is None else min(lo, pl)
+            hi = ph if hi is None else max(hi, ph)
+    return lo, hi
+
+
+def _finish(row_offsets, cols, w, n: int, directed, name, spec, vertex_ids, n_loops: int, n_dups: int,
+            n_conflicts: int, source_label) -> CSRGraph:
+    """The :class:`CSRGraph` of a build, with *vertex_ids* checked (length *n*) and kept as host int64."""
     if vertex_ids is not None:
         vertex_ids = np.asarray(to_host(vertex_ids)).astype(np.int64, copy=False).ravel()
         if vertex_ids.shape[0] != n:
@@ -675,13 +717,287 @@ def _unique_sorted(keys, xp):
     return keys[keep]
 
 
+# ------------------------------------------------------------------------------ multi-pass build
+class _BuildPlan:
+    """The memory plan of one :func:`from_edges` call, its inputs already allocated: host memory
+    (:func:`autotune.memory.csr_build_bytes`) with NumPy, free device memory
+    (:func:`autotune.memory.device_build_bytes`) with CuPy; refuses naming *what*."""
+
+    def __init__(self, n: int, m: int, directed: bool, id_bytes: int, weighted: bool, xp, what: str):
+        from . import memory
+
+        self.n, self.m, self.directed, self.id_bytes, self.weighted = n, m, directed, id_bytes, weighted
+        self.device = xp is not np
+        self.what = str(what)
+        self.available = memory.available_device_bytes() if self.device else memory.available_host_bytes()
+
+    def bytes(self, passes: int, pass_keys: int | None = None) -> int:
+        """Peak bytes of the build in *passes* ranges (the largest holding *pass_keys* stored edges)."""
+        from . import memory
+
+        plan = memory.device_build_bytes if self.device else memory.csr_build_bytes
+        return plan(self.n, self.m, directed=self.directed, id_bytes=self.id_bytes, weighted=self.weighted,
+                    inputs=False, passes=passes, pass_keys=pass_keys)
+
+    def fits(self, needed: int) -> bool:
+        return self.available is None or int(needed) <= self.available
+
+    def refuse(self, needed: int, passes: int):
+        """Raise :class:`HostMemoryError` / :class:`DeviceMemoryError`: bytes needed vs available."""
+        from .errors import DeviceMemoryError, HostMemoryError
+
+        detail = (f"building the CSR of {self.n:,} vertices and {self.m:,} input edges"
+                  + (f" in {passes} passes" if passes > 1 else "") + (" on the GPU" if self.device else ""))
+        if self.device:
+            raise DeviceMemoryError(f"{self.what} ({detail})", int(needed), int(self.available))
+        raise HostMemoryError(self.what, int(needed), int(self.available), detail)
+
+    def choose(self, passes) -> int:
+        """The pass count: *passes* when given (refused when its plan does not fit), else the fewest
+        that fit (:func:`autotune.memory.build_passes`: 1 whenever the one pass fits)."""
+        from . import memory
+        from .errors import InvalidArgumentError
+
+        if passes is not None:
+            if isinstance(passes, (bool, np.bool_)) or not isinstance(passes, (int, np.integer)) or passes < 1:
+                raise InvalidArgumentError(f"passes must be a positive integer, got {passes!r}")
+            passes = int(passes)
+            needed = self.bytes(passes)
+        else:
+            passes, needed = memory.build_passes(self.n, self.m, directed=self.directed, id_bytes=self.id_bytes,
+                                                 weighted=self.weighted, inputs=False, available=self.available,
+                                                 device=self.device)
+        if not self.fits(needed):
+            self.refuse(needed, passes)
+        return passes
+
+
+def _range_bounds(cum: np.ndarray, passes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split the buckets into *passes* consecutive ranges holding about equal numbers of keys.
+
+    Parameters
+    ----------
+    cum : ndarray, shape (n_buckets,), int64
+        Cumulative keys per bucket (host).
+    passes : int
+
+    Returns
+    -------
+    (starts, ends, keys) : ndarrays, shape (passes,), int64
+        Range ``j`` holds buckets ``starts[j]:ends[j]`` (possibly none) and ``keys[j]`` keys; it
+        ends at the first bucket where the cumulative count reaches ``ceil((j + 1) total /
+        passes)``, so it holds at most ``total / passes`` keys plus one bucket's.
+    """
+    nb = int(cum.shape[0])
+    total = int(cum[-1])
+    targets = (np.arange(1, passes, dtype=np.int64) * total + passes - 1) // passes
+    ends = np.minimum(np.searchsorted(cum, targets, side="left") + 1, nb)
+    ends = np.append(ends, nb).astype(np.int64)
+    starts = np.concatenate(([0], ends[:-1])).astype(np.int64)
+    cum0 = np.concatenate(([0], cum))
+    return starts, ends, cum0[ends] - cum0[starts]
+
+
+def _select_range(keys, wk, src, dst, w, v0: int, v1: int, bits: int, chunk: int, directed: bool,
+                  remove_self_loops: bool, xp) -> int:
+    """Write the int64 keys ``(row << bits) | column`` (and weights) of the stored edges whose row is
+    in ``[v0, v1)`` into *keys* (*wk*), in the one-pass build's order: the input edges in input
+    order (self-loops skipped when removed), then, undirected, the reversed non-loop edges in input
+    order. Chunks of *chunk* input edges bound the temporaries (a mask, the selected endpoints).
+    Returns the number written."""
+    m = int(src.shape[0])
+    pos = 0
+    directions = [(src, dst, remove_self_loops)]
+    if not directed:
+        directions.append((dst, src, True))  # a kept self-loop is stored once
+    for rows, cols, skip_loops in directions:
+        for lo in range(0, m, chunk):
+            r, c = rows[lo:lo + chunk], cols[lo:lo + chunk]
+            sel = r >= v0
+            sel &= r < v1
+            if skip_loops:
+                sel &= r != c
+            k = int(xp.count_nonzero(sel))
+            if k:
+                seg = keys[pos:pos + k]
+                seg[...] = r[sel]
+                seg <<= bits
+                seg |= c[sel]
+                if w is not None:
+                    wk[pos:pos + k] = w[lo:lo + chunk][sel]
+                del seg
+                pos += k
+            del sel
+    return pos
+
+
+def _count_loop_keys(keys, bits: int, chunk: int, xp) -> int:
+    """Keys ``(v << bits) | v`` (self-loops) among *keys*, counted in chunks."""
+    low = (1 << bits) - 1
+    count = 0
+    for lo in range(0, int(keys.shape[0]), chunk):
+        k = keys[lo:lo + chunk]
+        count += int(xp.count_nonzero((k >> bits) == (k & low)))
+    return count
+
+
+def _shrink(a, size: int, xp):
+    """The first *size* entries of the 1-D array *a* without copying them: NumPy shrinks the
+    buffer in place (``resize``: a ``realloc``, which returns the tail to the allocator; *a* has
+    no other view), CuPy returns a view (the tail stays allocated with it)."""
+    if int(a.shape[0]) == size:
+        return a
+    if xp is np and a.flags.owndata:
+        a.resize(size, refcheck=False)
+        return a
+    return a[:size]
+
+
+def _build_in_passes(src, dst, w, n: int, plan: _BuildPlan, passes: int, *, forced: bool, directed: bool,
+                     remove_self_loops: bool, remove_duplicates: bool, xp, source_label):
+    """The CSR of :func:`from_edges` built in *passes* source ranges (``passes > 1``).
+
+    1. One pass over the input edges in chunks: the number of stored edges (keys) per source
+       bucket (``2**shift`` consecutive vertices, at most ``2**BUILD_BUCKET_BITS`` buckets), i.e.
+       ``bincount`` of the sources (and, undirected, of the destinations) less the self-loops'
+       keys the build drops, and the self-loop count.
+    2. The buckets split into *passes* ranges of about equal key counts (:func:`_range_bounds`);
+       when the largest range's plan does not fit, one range more, up to
+       :data:`~autotune.memory.MAX_BUILD_PASSES` (refused past it, or at once when *forced*).
+    3. The output allocated once at the stored count before de-duplication: int32 columns,
+       weights, row offsets (int32, or int64 when that count exceeds int32).
+    4. Per range: its keys (:func:`_select_range`), sorted and de-duplicated exactly as the one-pass
+       build (weights: the minimum kept, conflicts counted by :func:`_merge_min`; parallel edges
+       kept in input order), its row offsets (``searchsorted`` of its row starts, plus the running
+       edge count) and its columns written at the running count. A row's edges all fall in one
+       range, so every de-duplication and conflict is the one-pass build's.
+    5. The columns and weights shrunk to the edge count (:func:`_shrink`); int64 offsets become
+       int32 when the edges left fit.
+
+    Returns
+    -------
+    (row_offsets, column_indices, weights, n_self_loops_removed, n_duplicates_removed, n_weight_conflicts)
+        Bit-identical to the one-pass build.
+    """
+    from . import memory
+
+    m = int(src.shape[0])
+    chunk = max(1, int(memory.BUILD_CHUNK_EDGES))
+    bits = max(1, (n - 1).bit_length())
+    shift = max(0, bits - int(memory.BUILD_BUCKET_BITS))
+    nb = ((n - 1) >> shift) + 1
+    # 1. keys per source bucket: every input edge as a source (undirected: as a destination too),
+    # less the keys of the self-loops the build drops (removed: both directions; kept: the reverse)
+    per_loop = int(bool(remove_self_loops)) + int(not directed)
+    hist = xp.zeros(nb, dtype=np.int64)
+    n_loop_edges = 0
+    for lo in range(0, m, chunk):
+        s, d = src[lo:lo + chunk], dst[lo:lo + chunk]
+        hist += xp.bincount(s >> shift if shift else s, minlength=nb)
+        if not directed:
+            hist += xp.bincount(d >> shift if shift else d, minlength=nb)
+        loops = s[s == d]
+        if loops.size:
+            n_loop_edges += int(loops.size)
+            if per_loop:
+                hist -= per_loop * xp.bincount(loops >> shift if shift else loops, minlength=nb)
+        del s, d, loops
+    n_loops = n_loop_edges if remove_self_loops else 0
+    n_input = m - n_loops
+    if n_input == 0:
+        raise EmptyGraphError("graph has no edges after removing self-loops", source_label)
+    cum = np.cumsum(np.asarray(to_host(hist), dtype=np.int64))
+    del hist
+    total = int(cum[-1])
+    # 2. the ranges; more of them while the largest one's plan does not fit
+    while True:
+        starts, ends, range_keys = _range_bounds(cum, passes)
+        needed = plan.bytes(passes, int(range_keys.max()))
+        if plan.fits(needed) and (not plan.device or int(range_keys.max()) <= memory.DEVICE_PASS_KEYS):
+            break
+        if forced or passes >= memory.MAX_BUILD_PASSES:
+            plan.refuse(needed, passes)
+        passes += 1
+    # 3. the output, filled range by range
+    offsets_dtype = np.int32 if total <= _OFFSETS_INT32_MAX else np.int64
+    row_offsets = xp.empty(n + 1, dtype=offsets_dtype)
+    cols = xp.empty(total, dtype=np.int32)
+    w_out = None if w is None else xp.empty(total, dtype=w.dtype)
+    low = (1 << bits) - 1
+    count_loops = not directed and not remove_self_loops and remove_duplicates
+    off = 0
+    n_conflicts = 0
+    n_loops_kept = 0
+    for j in range(passes):
+        v0, v1 = int(starts[j]) << shift, min(int(ends[j]) << shift, n)
+        if v1 <= v0:
+            continue
+        k = int(range_keys[j])
+        if k == 0:
+            row_offsets[v0:v1] = off
+            continue
+        keys = xp.empty(k, dtype=np.int64)
+        wk = None if w is None else xp.empty(k, dtype=w.dtype)
+        got = _select_range(keys, wk, src, dst, w, v0, v1, bits, chunk, directed, remove_self_loops, xp)
+        if got != k:
+            raise RuntimeError(f"CSR build pass {j + 1} of {passes} selected {got:,} edges where the histogram "
+                               f"counted {k:,}: the edge arrays changed during the build")
+        if w is None:
+            keys.sort()
+            if remove_duplicates:
+                keys = _unique_sorted(keys, xp)
+        else:
+            order = xp.argsort(keys) if remove_duplicates else xp.argsort(keys, kind="stable")
+            keys = keys[order]
+            wk = wk[order]
+            del order
+            if remove_duplicates:
+                keys, wk, conflicts = _merge_min(keys, wk, bits, bool(directed), xp)
+                n_conflicts += conflicts
+        u = int(keys.shape[0])
+        row_starts = xp.arange(v0, v1, dtype=np.int64)
+        row_starts <<= bits
+        first = xp.searchsorted(keys, row_starts)
+        del row_starts
+        first += off
+        row_offsets[v0:v1] = first
+        del first
+        if count_loops:
+            n_loops_kept += _count_loop_keys(keys, bits, chunk, xp)
+        keys &= low
+        cols[off:off + u] = keys
+        if w_out is not None:
+            w_out[off:off + u] = wk
+        off += u
+        del keys, wk
+    row_offsets[n] = off
+    # 5. the edges left
+    if offsets_dtype is np.int64 and off <= _OFFSETS_INT32_MAX:
+        row_offsets = row_offsets.astype(np.int32)
+    cols = _shrink(cols, off, xp)
+    if w_out is not None:
+        w_out = _shrink(w_out, off, xp)
+    if not remove_duplicates:
+        n_dups = 0
+    elif directed:
+        n_dups = n_input - off
+    else:  # as the one-pass build: a non-loop edge is stored twice, a kept self-loop once
+        n_dups = n_input - ((off - n_loops_kept) // 2 + n_loops_kept)
+    return row_offsets, cols, w_out, n_loops, n_dups, n_conflicts
+
+
 def edge_rows(row_offsets, xp=None):
-    """Source vertex (row) of every stored edge, shape (n_edges,), int64, same module as *row_offsets*."""
+    """Source vertex (row) of every stored edge, shape (n_edges,), int64, same module as *row_offsets*.
+
+    *row_offsets* may be int32 or int64 (past ``2**31 - 1`` edges); peak ``8 + offset bytes`` per
+    edge (the positions and their rows; the rows are returned without another copy).
+    """
     if xp is None:
         xp = xp_of(row_offsets)
     m = int(row_offsets[-1])
     # CuPy's repeat takes no array of counts; searchsorted works in both
-    return xp.searchsorted(row_offsets[1:], xp.arange(m, dtype=row_offsets.dtype), side="right").astype(np.int64)
+    return xp.searchsorted(row_offsets[1:], xp.arange(m, dtype=row_offsets.dtype),
+                           side="right").astype(np.int64, copy=False)
 
 
 def _with_direction(g: CSRGraph, directed: bool | None, **build) -> CSRGraph:

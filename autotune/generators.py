@@ -268,7 +268,11 @@ def kronecker(scale: int, edge_factor: int = 16, a: float = 0.57, b: float = 0.1
     Returns
     -------
     CSRGraph
-        Named and spec'd by the canonical spec, e.g. ``kron:scale=20,edge_factor=16``.
+        Named and spec'd by the canonical spec, e.g. ``kron:scale=20,edge_factor=16``. Past
+        ``2**31 - 1`` stored edges (``scale >= 27`` at ``edge_factor=16``, undirected) its
+        ``row_offsets`` are int64. The endpoints are generated as uint32 and permuted in place
+        (8 bytes per generated edge, 12 per vertex for the permutation); the CSR build takes as
+        many passes as the available memory needs (:func:`~autotune.graph.from_edges`).
 
     Raises
     ------
@@ -335,8 +339,33 @@ def _kron_numpy(scale: int, m: int, a: float, b: float, c: float, seed: int):
             s += ii
             d <<= 1
             d += jj
+    del u, ibit, jbit, dbit, uu, ii, jj, dd
     perm = rng.permutation(1 << scale).astype(np.int32)
-    return perm[src], perm[dst]
+    return _permute_in_place(src, perm, np), _permute_in_place(dst, perm, np)
+
+
+def _permute_in_place(ids, perm, xp):
+    """``perm[ids]`` written over *ids* (uint32 or int32, values below ``2**31``) chunk by chunk.
+
+    Parameters
+    ----------
+    ids : ndarray, shape (m,), uint32 or int32
+        Vertex ids; NumPy or CuPy. Overwritten.
+    perm : ndarray, shape (n,), int32
+        The permutation, same module.
+    xp : module
+
+    Returns
+    -------
+    ndarray, shape (m,), int32
+        An int32 view of *ids* holding the permuted ids: no temporary of the edge count (one chunk
+        of :data:`_CHUNK` gathered ids at a time, 4 bytes each).
+    """
+    out = ids.view(np.int32)
+    for lo in range(0, int(out.shape[0]), _CHUNK):
+        part = out[lo:lo + _CHUNK]
+        part[...] = perm[part]
+    return out
 
 
 _KRON_LEVEL = None
@@ -367,7 +396,7 @@ def _kron_cupy(scale: int, m: int, a: float, b: float, c: float, seed: int):
             u = rs.random_sample(k, dtype=cupy.float32)
             _KRON_LEVEL(u, ta, tab, tabc, s, d)
     perm = rs.permutation(1 << scale).astype(cupy.int32)
-    return perm[src], perm[dst]
+    return _permute_in_place(src, perm, cupy), _permute_in_place(dst, perm, cupy)
 
 
 # ------------------------------------------------------------------------------- uniform
@@ -742,18 +771,22 @@ def generate(spec: str, xp=None, *, directed: bool | None = None, name: str | No
 
 def _spec_size(gen_name: str, v: dict) -> tuple[int, int, bool, int] | None:
     """``(n_vertices, n_input_edges, directed, generator bytes)`` a spec will build, from its values
-    alone (the generator's own temporaries beside the edge arrays: Kronecker's unpermuted uint32
-    pairs and permutation, the grid's id table and drop draws, the points of a geometric graph);
-    None for an unknown generator."""
+    alone (the generator's own temporaries beside the int32 edge arrays: Kronecker's permutation,
+    int64 then int32, 12 bytes per vertex, and a chunk of draws and gathered ids, its endpoints
+    being permuted in place; R-MAT's directed shaping, :func:`_direct_edges`, about 17 bytes per
+    drawn edge and 10 per vertex; the grid's id table and drop draws, the points of a geometric
+    graph); None for an unknown generator."""
     d = bool(v.get("directed", False))
     if v.get("scale") is not None and not 0 <= v["scale"] <= MAX_SCALE:
         return None  # the generator names the parameter
     if gen_name in ("kron", "rmat"):
         n = 1 << v["scale"]
-        m = v["edge_factor"] * n
+        m0 = v["edge_factor"] * n
+        m = m0
         if d and v.get("reciprocity"):
             m = int(m * (1 + v["reciprocity"]))
-        return n, m, d, 8 * m + 12 * n
+        shaped = d and (v.get("reciprocity") or v.get("sinks") or v.get("sources"))
+        return n, m, d, 12 * n + 8 * min(m0, _CHUNK) + (17 * m0 + 10 * n if shaped else 0)
     if gen_name == "uniform":
         n = v["n"] if v.get("n") is not None else 1 << v["scale"]
         return n, int(round(n * v["avg_degree"] if d else n * v["avg_degree"] / 2)), d, 0
@@ -790,8 +823,10 @@ def _spec_size(gen_name: str, v: dict) -> tuple[int, int, bool, int] | None:
 def _plan_spec(spec: str, gen_name: str, values: dict, weighted: bool) -> None:
     """Refuse a spec whose graph cannot fit in host memory, in well under a second, before the
     generator allocates (:class:`~autotune.errors.HostMemoryError`: bytes needed vs available,
-    naming the spec). Values out of the generator's range are left to its own checks. Used when
-    the graph is built on the host (a build on the GPU needs device memory instead)."""
+    naming the spec): the generator's own bytes plus the CSR build's in the fewest passes that fit
+    (:func:`autotune.memory.build_passes`, as :func:`~autotune.graph.from_edges` picks them).
+    Values out of the generator's range are left to its own checks. Used when the graph is built
+    on the host (a build on the GPU needs device memory instead)."""
     try:
         size = _spec_size(gen_name, values)
     except (KeyError, TypeError, ValueError, OverflowError):
@@ -801,12 +836,12 @@ def _plan_spec(spec: str, gen_name: str, values: dict, weighted: bool) -> None:
     n, m, directed, extra = size
     if not (0 < n <= INT32_MAX + 1) or m < 0:
         return  # the generator's range check names the parameter
-    if gen_name not in ("kron", "uniform", "grid") and m * (1 if directed else 2) > INT32_MAX:
-        return  # past int32 offsets: the generator says so (_check_edges)
-    from .memory import check_host_memory, csr_build_bytes
+    from .memory import available_host_bytes, build_passes, check_host_memory
 
-    needed = extra + csr_build_bytes(n, m, directed=directed, id_bytes=4, weighted=weighted)
-    check_host_memory(spec.strip(), needed, f"{n:,} vertices and about {m:,} generated edges"
+    avail = available_host_bytes()
+    _, build = build_passes(n, m, directed=directed, id_bytes=4, weighted=weighted,
+                            available=None if avail is None else avail - extra)
+    check_host_memory(spec.strip(), extra + build, f"{n:,} vertices and about {m:,} generated edges"
                       + ("" if directed else ", stored in both directions"))
 
 
@@ -846,8 +881,28 @@ def _build(src, dst, n: int, spec: str, xp, directed: bool = False) -> CSRGraph:
 
 
 def _check_edges(what: str, n_edges: float) -> None:
-    if n_edges > INT32_MAX:
-        raise GeneratorSpecError(f"{what} would store about {n_edges:,.0f} edges; at most {INT32_MAX:,} (int32 offsets)")
+    """Refuse, before drawing anything, a graph whose edges cannot fit in host memory.
+
+    The corpus generators draw their edges on the host: at least the int32 endpoints of every
+    input edge, 4 bytes per stored edge or more (an undirected edge is stored twice). Past
+    ``2**31 - 1`` stored edges the graph is built with int64 row offsets; only memory limits it.
+
+    Parameters
+    ----------
+    what : str
+        The generator spec, named in the error.
+    n_edges : float
+        Stored (directed) edges the parameters ask for, about.
+
+    Raises
+    ------
+    HostMemoryError
+        Bytes needed (``4 * n_edges``) vs available.
+    """
+    from .memory import check_host_memory
+
+    check_host_memory(what, int(4 * n_edges), f"about {n_edges:,.0f} stored edges drawn on the host, at least 4 bytes "
+                      "each")
 
 
 #: Salt of the random stream that picks sinks, sources and reciprocated edges (:func:`_direct_edges`):
@@ -973,11 +1028,11 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
     sinks, sources, reciprocity = _check_directed_shape("rmat", directed, sinks, sources, reciprocity)
     n = 1 << scale
     m = edge_factor * n
-    _check_edges("rmat", m * ((1 + reciprocity) if directed else 2))
     dist = parse_weight_spec(weights)
     spec = _canonical("rmat", dict(scale=scale, edge_factor=edge_factor, a=a, b=b, c=c, noise=noise, seed=seed,
                                    directed=bool(directed), sinks=sinks, sources=sources, reciprocity=reciprocity,
                                    weights=_weights_text(dist)))
+    _check_edges(spec, m * ((1 + reciprocity) if directed else 2))
     rng = np.random.default_rng(seed)
     mu = rng.uniform(-noise, noise, size=scale) if noise > 0 else np.zeros(scale)
     ad = a + d
@@ -1000,8 +1055,10 @@ def rmat(scale: int, edge_factor: int = 16, a: float = 0.45, b: float = 0.15, c:
             s += ibit
             t <<= 1
             t += jbit
+    del u, uu, ibit, jbit
     perm = rng.permutation(n).astype(np.int32)
-    src, dst = perm[src], perm[dst]
+    src, dst = _permute_in_place(src, perm, np), _permute_in_place(dst, perm, np)
+    del perm
     if sinks or sources or reciprocity:
         src, dst = _direct_edges(src, dst, n, seed, sinks, sources, reciprocity)
     return _with_weights(_build(src, dst, n, spec, xp, directed), dist, seed)
@@ -1042,16 +1099,18 @@ def geometric(n: int, radius: float, seed: int = 0, xp=None, weights: str | None
     Raises
     ------
     ValueError
-        On an out-of-range parameter, or when the expected edge count exceeds int32 offsets.
+        On an out-of-range parameter.
+    HostMemoryError
+        When the expected edges cannot fit in host memory (:func:`_check_edges`), before drawing.
     EmptyGraphError
         When no two points are within ``radius``.
     """
     n = _check_int("n", n, 2, INT32_MAX)
     radius = _check_float("radius", radius, 0.0, 1.5, lo_open=True)
     seed = _check_int("seed", seed, 0)
-    _check_edges("geometric", float(n) * (n - 1) * min(1.0, np.pi * radius * radius))
     dist = parse_weight_spec(weights)
     spec = _canonical("geometric", dict(n=n, radius=radius, seed=seed, weights=_weights_text(dist)))
+    _check_edges(spec, float(n) * (n - 1) * min(1.0, np.pi * radius * radius))
     rng = np.random.default_rng(seed)
     pts = rng.random((n, 2))
     side = max(1, int(np.floor(1.0 / radius)))          # cells per side; cell size 1/side >= radius
@@ -1158,11 +1217,11 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
     seed = _check_int("seed", seed, 0)
     sinks, sources, reciprocity = _check_directed_shape("powerlaw", directed, sinks, sources, reciprocity)
     m = int(round(n * avg_degree if directed else n * avg_degree / 2))
-    _check_edges("powerlaw", m * ((1 + reciprocity) if directed else 2))
     dist = parse_weight_spec(weights)
     spec = _canonical("powerlaw", dict(n=n, avg_degree=avg_degree, exponent=exponent, seed=seed,
                                        directed=bool(directed), sinks=sinks, sources=sources,
                                        reciprocity=reciprocity, weights=_weights_text(dist)))
+    _check_edges(spec, m * ((1 + reciprocity) if directed else 2))
     w = np.arange(1, n + 1, dtype=np.float64) ** (-1.0 / (exponent - 1.0))
     w *= avg_degree * n / w.sum()
     for _ in range(8):  # cap at n - 1 and rescale the rest to keep the mean
@@ -1182,7 +1241,8 @@ def powerlaw(n: int, avg_degree: float = 8.0, exponent: float = 2.5, seed: int =
         src[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
         dst[lo:lo + k] = np.minimum(np.searchsorted(cdf, rng.random(k), side="right"), n - 1)
     perm = rng.permutation(n).astype(np.int32)
-    src, dst = perm[src], perm[dst]
+    src, dst = _permute_in_place(src, perm, np), _permute_in_place(dst, perm, np)
+    del perm
     if sinks or sources or reciprocity:
         src, dst = _direct_edges(src, dst, n, seed, sinks, sources, reciprocity)
     return _with_weights(_build(src, dst, n, spec, xp, directed), dist, seed)
@@ -1232,9 +1292,9 @@ def smallworld(n: int, k: int = 6, p: float = 0.1, seed: int = 0, xp=None, weigh
         raise GeneratorSpecError(f"k must be even and < n, got k={k}, n={n}")
     p = _check_float("p", p, 0.0, 1.0)
     seed = _check_int("seed", seed, 0)
-    _check_edges("smallworld", float(n) * k)
     dist = parse_weight_spec(weights)
     spec = _canonical("smallworld", dict(n=n, k=k, p=p, seed=seed, weights=_weights_text(dist)))
+    _check_edges(spec, float(n) * k)
     rng = np.random.default_rng(seed)
     half = k // 2
     src = np.repeat(np.arange(n, dtype=np.int64), half)
@@ -1279,17 +1339,19 @@ def cliques(n_cliques: int, clique_size: int, seed: int = 0, xp=None, weights: s
     Raises
     ------
     ValueError
-        On an out-of-range parameter, or more than 2**31 - 1 stored edges.
+        On an out-of-range parameter.
+    HostMemoryError
+        When the edges cannot fit in host memory (:func:`_check_edges`), before drawing them.
     """
     n_cliques = _check_int("n_cliques", n_cliques, 1)
     s = _check_int("clique_size", clique_size, 2)
     _check_int("seed", seed, 0)
     if n_cliques * s > INT32_MAX:
         raise GeneratorSpecError(f"n_cliques * clique_size must be <= {INT32_MAX:,}, got {n_cliques} x {s}")
-    _check_edges("cliques", float(n_cliques) * s * (s - 1) + 2 * (n_cliques - 1))
     dist = parse_weight_spec(weights)
     spec = _canonical("cliques", dict(n_cliques=n_cliques, clique_size=s, seed=seed if dist else None,
                                           weights=_weights_text(dist)))
+    _check_edges(spec, float(n_cliques) * s * (s - 1) + 2 * (n_cliques - 1))
     iu, ju = np.triu_indices(s, k=1)
     base = (np.arange(n_cliques, dtype=np.int64) * s)[:, None]
     src = (base + iu[None, :]).ravel()
@@ -1344,10 +1406,10 @@ def bipartite(n_left: int, n_right: int, avg_degree: float = 8.0, seed: int = 0,
     avg_degree = _check_float("avg_degree", avg_degree, 0.0, float(min(n_left, n_right)) * 2, lo_open=True)
     seed = _check_int("seed", seed, 0)
     m = int(round(avg_degree * n / 2))
-    _check_edges("bipartite", 2.0 * m)
     dist = parse_weight_spec(weights)
     spec = _canonical("bipartite", dict(n_left=n_left, n_right=n_right, avg_degree=avg_degree, seed=seed,
                                         weights=_weights_text(dist)))
+    _check_edges(spec, 2.0 * m)
     rng = np.random.default_rng(seed)
     src = rng.integers(0, n_left, size=m, dtype=np.int32)
     dst = rng.integers(n_left, n, size=m, dtype=np.int32)
@@ -1429,11 +1491,11 @@ def bowtie(n: int, avg_degree: float = 8.0, core: float = 0.3, in_share: float =
     reciprocity = _check_float("reciprocity", reciprocity, 0.0, 1.0)
     seed = _check_int("seed", seed, 0)
     m = int(round(n * avg_degree))
-    _check_edges("bowtie", m * (1 + reciprocity) + n)
     dist = parse_weight_spec(weights)
     spec = _canonical("bowtie", dict(n=n, avg_degree=avg_degree, core=core, in_share=in_share, out_share=out_share,
                                      exponent=exponent, reciprocity=reciprocity, seed=seed,
                                      weights=_weights_text(dist)))
+    _check_edges(spec, m * (1 + reciprocity) + n)
     rng = np.random.default_rng(seed)
     rank = rng.permutation(n).astype(np.int64)            # vertex -> rank (group and DAG order)
     n_core = max(1, int(round(core * n)))

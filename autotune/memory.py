@@ -13,6 +13,11 @@ Available memory is ``MemAvailable`` of ``/proc/meminfo`` (what the kernel can h
 swapping), else ``os.sysconf`` free pages; ``$AUTOTUNE_HOST_MEMORY`` (bytes, e.g. ``64e9``)
 overrides it, e.g. to allow for swap. When neither is known nothing is refused.
 
+A CSR build that does not fit in one pass is split into source ranges built one after the other
+(:func:`autotune.graph.from_edges` with ``passes``): :func:`build_passes` picks the fewest passes
+whose plan fits, and :func:`csr_build_bytes` / :func:`device_build_bytes` give each pass count's
+peak.
+
 The device side: :func:`graph_device_bytes` (holding a CSR on the GPU, and building its transpose),
 :func:`device_build_bytes` (building a CSR on the GPU, as the generators do) and
 :func:`spec_device_bytes` (a generator spec, from its parameters alone) compute peak device bytes;
@@ -30,7 +35,8 @@ from .errors import DeviceMemoryError, HostMemoryError
 
 __all__ = ["available_host_bytes", "check_host_memory", "csr_build_bytes", "edge_file_bytes",
            "available_device_bytes", "graph_device_bytes", "device_build_bytes", "spec_device_bytes",
-           "check_device_plan"]
+           "check_device_plan", "build_passes", "MAX_BUILD_PASSES", "BUILD_CHUNK_EDGES",
+           "DEVICE_PASS_KEYS"]
 
 #: Bytes per stored (directed) edge of the CSR build: the int64 key (8), the duplicate mask (1), the
 #: de-duplicated key copy (8).
@@ -41,6 +47,25 @@ _WEIGHTED_KEY_BYTES = 32
 #: Bytes per vertex of the build: the int64 row boundaries and their ``searchsorted`` (16), the
 #: row offsets (4).
 _VERTEX_BYTES = 20
+
+#: Most source ranges (passes) a CSR build is split into; :func:`build_passes` picks the fewest
+#: whose plan fits.
+MAX_BUILD_PASSES = 64
+#: Keys one pass of a CSR build on the GPU may hold: CuPy's sort, boolean-mask indexing and
+#: ``searchsorted`` are not known to work on arrays of 2**31 or more elements (cupy/cupy#10290,
+#: "huge array support"; measured on the H200: a one-pass build of kron scale 27, 4.3e9 keys, stops
+#: with ``OverflowError: value too large to convert to int``), so larger builds take more passes.
+DEVICE_PASS_KEYS = 2 ** 31 - 1
+#: Input edges a multi-pass build examines at once (the histogram of the stored edges per source,
+#: and each pass's selection of its edges): bounds the temporaries of the edge count.
+BUILD_CHUNK_EDGES = 1 << 24
+#: Bytes per chunk edge of those temporaries, at most: the selection mask and one comparison
+#: (2), the selected endpoints or weights (8), NumPy's int64 copy of the ids ``bincount`` reads
+#: and the bucket ids (16); rounded up.
+_CHUNK_EDGE_BYTES = 32
+#: log2 of the most buckets of that histogram (a bucket is ``2**shift`` consecutive vertices, so
+#: the passes split the vertices at bucket boundaries).
+BUILD_BUCKET_BITS = 20
 
 
 def available_host_bytes() -> int | None:
@@ -70,7 +95,8 @@ def available_host_bytes() -> int | None:
 
 
 def csr_build_bytes(n_vertices: int, n_input_edges: int, *, directed: bool, id_bytes: int = 8,
-                    weighted: bool = False, inputs: bool = True) -> int:
+                    weighted: bool = False, inputs: bool = True, passes: int = 1,
+                    pass_keys: int | None = None) -> int:
     """Peak host bytes of :func:`autotune.graph.from_edges` on *n_input_edges* edges.
 
     Parameters
@@ -89,21 +115,101 @@ def csr_build_bytes(n_vertices: int, n_input_edges: int, *, directed: bool, id_b
         ``argsort`` (an int64 permutation, the gathered keys and weights).
     inputs : bool, default True
         Count the input arrays (False when they are allocated already).
+    passes : int, default 1
+        Source ranges the build is split into (``from_edges(..., passes=)``, chosen by
+        :func:`build_passes`).
+    pass_keys : int, optional
+        With ``passes > 1``: stored edges (sort keys) of the largest pass; default
+        ``ceil(stored / passes)``, balanced passes.
 
     Returns
     -------
     int
-        The input arrays (held by the caller), their self-loop-free copies, the sort keys with
-        the de-duplication mask and copy, and the per-vertex arrays.
+        Bytes; the phases are added up (an upper bound of the NumPy build, which frees little in
+        between). One pass: the input arrays (held by the caller), their self-loop-free copies,
+        the sort keys with the de-duplication mask and copy (``17`` bytes per stored edge,
+        ``+ 32`` weighted), and the per-vertex arrays (``20 (n + 1)``). More passes (``s`` stored
+        edges before de-duplication, ``k`` keys in the largest pass, ``c = min(m,``
+        :data:`BUILD_CHUNK_EDGES` ``)``): the input arrays, no copy of them (``4 m`` for the
+        converted weights), the output columns (``4 s``, ``+ 4 s`` weights) and row offsets
+        (``4`` or ``8`` bytes per vertex), the histogram of the stored edges per source bucket and
+        one chunk's (``16`` bytes per bucket, at most ``2**20`` buckets), the chunk temporaries
+        (``32 c``), one pass's keys with their mask and copy (``17 k``, ``+ 32 k`` weighted), and
+        the per-vertex arrays (``20 (n + 1)``).
     """
     m = max(int(n_input_edges), 0)
+    n = max(int(n_vertices), 0)
     stored = m if directed else 2 * m
     held = (2 * id_bytes + (8 if weighted else 0)) * m
-    return ((held if inputs else 0)     # src, dst (and weights), alive in the caller
-            + (2 * id_bytes + 1 + (8 if weighted else 0)) * m   # the self-loop mask and the filtered copies
-            + _KEY_BYTES * stored
-            + (_WEIGHTED_KEY_BYTES * stored if weighted else 0)
-            + _VERTEX_BYTES * (max(int(n_vertices), 0) + 1))
+    per_key = _KEY_BYTES + (_WEIGHTED_KEY_BYTES if weighted else 0)
+    if int(passes) <= 1:
+        return ((held if inputs else 0)     # src, dst (and weights), alive in the caller
+                + (2 * id_bytes + 1 + (8 if weighted else 0)) * m   # the self-loop mask and the filtered copies
+                + per_key * stored
+                + _VERTEX_BYTES * (n + 1))
+    k = _pass_keys(stored, passes, pass_keys)
+    out = (8 if weighted else 4) * stored + _offset_bytes(stored) * (n + 1) + (4 * m if weighted else 0)
+    return ((held if inputs else 0) + out + 16 * _n_buckets(n) + _CHUNK_EDGE_BYTES * min(m, BUILD_CHUNK_EDGES)
+            + per_key * k + _VERTEX_BYTES * (n + 1))
+
+
+def _pass_keys(stored: int, passes: int, pass_keys: int | None) -> int:
+    """Keys of the largest of *passes* passes: *pass_keys*, else ``ceil(stored / passes)``."""
+    if pass_keys is not None:
+        return max(int(pass_keys), 0)
+    return -(-int(stored) // max(int(passes), 1))
+
+
+def _n_buckets(n_vertices: int) -> int:
+    """Buckets of the multi-pass build's histogram: ``2**shift`` consecutive vertices each, at most
+    ``2**BUILD_BUCKET_BITS`` of them (as :func:`autotune.graph.from_edges` splits the vertices)."""
+    n = max(int(n_vertices), 1)
+    shift = max(0, max(1, (n - 1).bit_length()) - BUILD_BUCKET_BITS)
+    return ((n - 1) >> shift) + 1
+
+
+def build_passes(n_vertices: int, n_input_edges: int, *, directed: bool, id_bytes: int, weighted: bool = False,
+                 inputs: bool = True, available: int | None = None, device: bool = False) -> tuple[int, int]:
+    """The fewest passes whose CSR build plan fits in *available* bytes, and that plan's peak.
+
+    Parameters
+    ----------
+    n_vertices, n_input_edges, directed, id_bytes, weighted, inputs
+        As for :func:`csr_build_bytes` / :func:`device_build_bytes`.
+    available : int, optional
+        Bytes the build may use (free host or device memory, or a planned device's); None: not
+        known, nothing is refused.
+    device : bool, default False
+        Plan the build on the GPU (:func:`device_build_bytes`) instead of the host
+        (:func:`csr_build_bytes`).
+
+    Returns
+    -------
+    (int, int)
+        ``(1, one-pass peak)`` when *available* is None or the one pass fits (the fastest build;
+        on the GPU the fewest passes of at most :data:`DEVICE_PASS_KEYS` stored edges each);
+        else the smallest pass count in ``2..MAX_BUILD_PASSES`` whose plan (balanced passes) fits,
+        and its peak; when none fits, the pass count of the smallest plan and that plan's bytes,
+        which exceed *available* (the caller refuses, naming them). Plain arithmetic: microseconds.
+    """
+    plan = device_build_bytes if device else csr_build_bytes
+
+    def peak(p: int) -> int:
+        return plan(n_vertices, n_input_edges, directed=directed, id_bytes=id_bytes, weighted=weighted,
+                    inputs=inputs, passes=p)
+
+    stored = int(n_input_edges) * (1 if directed else 2)
+    first = max(1, -(-stored // DEVICE_PASS_KEYS)) if device else 1  # CuPy: every pass below 2**31 keys
+    best = (first, peak(first))
+    if available is None or best[1] <= int(available):
+        return best
+    for p in range(first + 1, MAX_BUILD_PASSES + 1):
+        b = peak(p)
+        if b <= int(available):
+            return p, b
+        if b < best[1]:
+            best = (p, b)
+    return best
 
 
 def edge_file_bytes(n_vertices: int, n_parsed: int, n_input_edges: int, *, directed: bool, file_bytes: int = 0,
@@ -129,10 +235,13 @@ def edge_file_bytes(n_vertices: int, n_parsed: int, n_input_edges: int, *, direc
     Returns
     -------
     int
-        The larger of the parse and the CSR build (:func:`csr_build_bytes`).
+        The larger of the parse and the CSR build (:func:`csr_build_bytes` with the fewest passes
+        that fit the available host memory, :func:`build_passes`, as the builder picks them).
     """
     parse = int(file_bytes) + parse_bytes_per_entry * max(int(n_parsed), 0)
-    return max(parse, csr_build_bytes(n_vertices, n_input_edges, directed=directed, weighted=weighted))
+    _, build = build_passes(n_vertices, n_input_edges, directed=directed, id_bytes=8, weighted=weighted,
+                            available=available_host_bytes())
+    return max(parse, build)
 
 
 def check_host_memory(what: str, needed_bytes: int, detail: str = "") -> None:
@@ -248,11 +357,13 @@ def graph_device_bytes(n_vertices: int, n_edges: int, *, weighted: bool = False,
 
 
 def device_build_bytes(n_vertices: int, n_input_edges: int, *, directed: bool, id_bytes: int = 4,
-                       weighted: bool = False, inputs: bool = True) -> int:
+                       weighted: bool = False, inputs: bool = True, passes: int = 1,
+                       pass_keys: int | None = None) -> int:
     """Peak device bytes of building a CSR on the GPU (:func:`autotune.graph.from_edges` with CuPy).
 
-    Phase by phase (``m`` input edges, ``s`` stored: ``m`` directed, ``2 m`` undirected), on top
-    of the input arrays the caller holds (``2 id_bytes m``, ``+ 4 m`` weighted):
+    One pass, phase by phase (``m`` input edges, ``s`` stored: ``m`` directed, ``2 m``
+    undirected), on top of the input arrays the caller holds (``2 id_bytes m``, ``+ 4 m``
+    weighted):
 
     1. self-loop removal: the mask and the filtered copies, ``(2 id_bytes + 1) m`` (``+ 4 m``);
     2. the int64 keys beside the filtered copies: ``2 id_bytes m + 8 s`` (``+ 4 m + 4 s``, the
@@ -267,6 +378,27 @@ def device_build_bytes(n_vertices: int, n_input_edges: int, *, directed: bool, i
     :func:`csr_build_bytes`, the host plan, adds the phases up. The result stays resident
     (:func:`graph_device_bytes`), below this peak.
 
+    Several passes (``passes = P > 1``: the vertices split into *P* source ranges holding about
+    ``k = ceil(s / P)`` stored edges each, built one after the other; ``c = min(m,``
+    :data:`BUILD_CHUNK_EDGES` ``)``, ``nb <= 2**20`` histogram buckets). Resident throughout,
+    beside the inputs: the output, allocated once at the stored count before de-duplication and
+    filled range by range (columns ``4 s``, weights ``+ 4 s``; the row offsets ``ob (n + 1)``,
+    ``ob`` 4 or 8 as the builder picks them; the weights converted to int32/float32, ``+ 4 m``),
+    and the histogram (``8 nb``). On top, the largest of:
+
+    1. the histogram of the stored edges per source bucket: a chunk's ``bincount`` (``8 nb``) and
+       the chunk temporaries (``32 c``);
+    2. a pass's selection: its int64 keys (``8 k``, weights ``+ 4 k``) and the chunk temporaries
+       (``32 c``: the range mask, the selected endpoints and weights);
+    3. its sort: ``17 k`` as above (``44 k`` weighted); the de-duplicated keys and weights;
+    4. its row offsets: the de-duplicated keys (``8 k``, ``+ 4 k``), ``arange`` and
+       ``searchsorted`` over its vertices (at most ``16 (n + 1)``);
+    5. int64 offsets of a graph whose de-duplicated edges fit int32: the int32 copy, ``4 (n + 1)``.
+
+    The columns and weights are written in place, at the running count of the de-duplicated
+    edges; the arrays then keep their length before de-duplication (the graph's arrays are views
+    of their first ``n_edges`` entries; on the host they are shrunk in place).
+
     Parameters
     ----------
     n_vertices, n_input_edges : int
@@ -277,27 +409,51 @@ def device_build_bytes(n_vertices: int, n_input_edges: int, *, directed: bool, i
     weighted : bool, default False
     inputs : bool, default True
         Count the input arrays (held by the caller during the build).
+    passes : int, default 1
+        Source ranges (:func:`build_passes` picks the fewest that fit).
+    pass_keys : int, optional
+        With ``passes > 1``: stored edges of the largest pass, when known (the builder measures
+        them with its histogram); default ``ceil(s / passes)``.
+
+    Returns
+    -------
+    int
+        Peak device bytes.
     """
     n, m = max(int(n_vertices), 0), max(int(n_input_edges), 0)
     s = m if directed else 2 * m
     ob = _offset_bytes(s)
     held = (2 * id_bytes * m + (4 * m if weighted else 0)) if inputs else 0
-    loops = (2 * id_bytes + 1) * m + (4 * m if weighted else 0)
-    keys = 2 * id_bytes * m + 8 * s + ((4 * m + 4 * s) if weighted else 0)
-    sort = 44 * s if weighted else 17 * s
-    offsets = 8 * s + 20 * (n + 1)
-    cols = 12 * s + ob * (n + 1)
-    return held + max(loops, keys, sort, offsets, cols)
+    if int(passes) <= 1:
+        loops = (2 * id_bytes + 1) * m + (4 * m if weighted else 0)
+        keys = 2 * id_bytes * m + 8 * s + ((4 * m + 4 * s) if weighted else 0)
+        sort = 44 * s if weighted else 17 * s
+        offsets = 8 * s + 20 * (n + 1)
+        cols = 12 * s + ob * (n + 1)
+        return held + max(loops, keys, sort, offsets, cols)
+    k = _pass_keys(s, passes, pass_keys)
+    nb = _n_buckets(n)
+    c = min(m, BUILD_CHUNK_EDGES)
+    out = (8 if weighted else 4) * s + ob * (n + 1) + (4 * m if weighted else 0) + 8 * nb
+    hist = 8 * nb + _CHUNK_EDGE_BYTES * c
+    gather = (12 if weighted else 8) * k + _CHUNK_EDGE_BYTES * c
+    sort = 44 * k if weighted else 17 * k
+    offsets = (12 if weighted else 8) * k + 16 * (n + 1)
+    final = 4 * (n + 1) if ob == 8 else 0
+    return held + out + max(hist, gather, sort, offsets, final)
 
 
-def spec_device_bytes(spec: str, *, transpose: bool | None = None) -> tuple[int, str]:
+def spec_device_bytes(spec: str, *, transpose: bool | None = None,
+                      device_bytes: int | None = None) -> tuple[int, str]:
     """Peak device bytes of generating a graph from a generator spec on the GPU and holding it.
 
     From the spec's parameters alone (nothing is generated), the largest phase: the generation
-    (the generator's own arrays, e.g. Kronecker's uint32 endpoints and permutation, and its int32
-    endpoints), the CSR build (:func:`device_build_bytes`), the seeded weights when the spec asks
-    for them, and the resident graph with its transpose (:func:`graph_device_bytes`; stored
-    edges counted as generated, duplicates not subtracted).
+    (the generator's own arrays: e.g. Kronecker's uint32 endpoints, 8 bytes per generated edge,
+    permuted in place, and its permutation, 12 bytes per vertex, with a chunk of draws), the CSR
+    build (:func:`device_build_bytes` with the generator's edge arrays held, in the fewest passes
+    that fit, :func:`build_passes`), the seeded weights when the spec asks for them, and the
+    resident graph with its transpose (:func:`graph_device_bytes`; stored edges counted as
+    generated, duplicates not subtracted).
 
     Parameters
     ----------
@@ -305,12 +461,17 @@ def spec_device_bytes(spec: str, *, transpose: bool | None = None) -> tuple[int,
         E.g. ``"kron:scale=30"``.
     transpose : bool, optional
         Count the transpose; default: when the graph is directed.
+    device_bytes : int, optional
+        Device memory the build may use, which sets its pass count (e.g. ``141e9`` for a planned
+        H200 from a CPU-only machine). Default :func:`available_device_bytes`; when that is
+        unknown the build is planned in one pass.
 
     Returns
     -------
     (int, str)
         The bytes, and what was counted (``"1,073,741,824 vertices, about 17,179,869,184 generated
-        edges stored in both directions"``) for a message.
+        edges stored in both directions"``) for a message. When no pass count fits
+        *device_bytes*, the bytes of the smallest plan (more than *device_bytes*).
 
     Raises
     ------
@@ -343,7 +504,8 @@ def spec_device_bytes(spec: str, *, transpose: bool | None = None) -> tuple[int,
     n, m, directed, extra = size
     stored = m if directed else 2 * m
     generate = extra + 8 * m  # the generator's int32 endpoints beside its own temporaries
-    build = device_build_bytes(n, m, directed=directed, id_bytes=4, weighted=False)
+    budget = int(device_bytes) if device_bytes is not None else available_device_bytes()
+    _, build = build_passes(n, m, directed=directed, id_bytes=4, weighted=False, available=budget, device=True)
     # seeded weights are hashed from the built CSR's edges (edge_weights: int64 rows and columns,
     # their min/max, the uint64 hash): at most 32 bytes per stored edge beside the graph
     weigh = graph_device_bytes(n, stored) + 32 * stored if weighted else 0

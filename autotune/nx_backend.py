@@ -312,7 +312,8 @@ class _Adjacency:
         from .graph import CSRGraph
 
         if self.m > _INT32_MAX:
-            raise BackendDeclined(f"{self.m:,} edges: the engine indexes edges with int32")
+            raise BackendDeclined(f"{self.m:,} edges: the backend's conversion indexes edges with int32 (a NetworkX "
+                                  f"graph this large does not fit in host memory anyway)")
         n = data.n
         indptr, ci = self.device_arrays()
         if "perm" not in self._gpu:

@@ -243,16 +243,42 @@ def test_header_larger_than_memory_is_refused_before_allocating(tmp_path, monkey
     assert "2,000,000,000 vertices" in msg
 
 
-@pytest.mark.parametrize("spec", ["kron:scale=26", "kron:scale=26,edge_factor=16", "uniform:scale=28",
-                                  "rmat:scale=26,edge_factor=8", "grid:rows=40000,cols=40000",
+@pytest.mark.parametrize("spec", ["kron:scale=27", "kron:scale=26,edge_factor=32", "uniform:scale=28",
+                                  "rmat:scale=26,edge_factor=32", "grid:rows=40000,cols=40000",
                                   "powerlaw:n=1000000000,avg_degree=2"])
 def test_generator_spec_larger_than_memory_is_refused_in_under_a_second(monkeypatch, spec):
+    """Larger than 24 GiB however many passes the CSR build takes (kron:scale=26 fits since the
+    build runs in passes: next test)."""
     monkeypatch.setenv("AUTOTUNE_HOST_MEMORY", str(24 * GIB))
     t0 = time.perf_counter()
     with pytest.raises(HostMemoryError) as info:
         load_graph(spec, xp=np)
     assert time.perf_counter() - t0 < 1.0
     assert str(info.value).startswith(f"{spec}: needs ") and info.value.needed_bytes > 24 * GIB
+
+
+@pytest.mark.parametrize("spec, passes", [("kron:scale=26", 7), ("rmat:scale=26,edge_factor=8", 2)])
+def test_generator_spec_that_fits_in_passes_is_planned_not_refused(monkeypatch, spec, passes):
+    """kron:scale=26 (2**31 stored edges) needs 53 GiB built in one pass but under 24 GiB in 7 source
+    ranges: the host plan (what generate() checks) picks the fewest passes that fit and lets it
+    through; with less memory it is refused, naming the smallest plan."""
+    from autotune import generators
+    from autotune.memory import build_passes
+
+    name, raw = generators.parse_spec(spec)
+    gen = generators._GENERATORS[name]
+    values = {k: generators._coerce(name, gen.param(k), v) for k, v in raw.items()}
+    for p in gen.params:
+        if p.default is not None:
+            values.setdefault(p.name, p.default)
+    n, m, directed, extra = generators._spec_size(name, values)
+    assert build_passes(n, m, directed=directed, id_bytes=4, available=24 * GIB - extra)[0] == passes
+    assert build_passes(n, m, directed=directed, id_bytes=4)[1] > 24 * GIB  # one pass: too large
+    monkeypatch.setenv("AUTOTUNE_HOST_MEMORY", str(24 * GIB))
+    generators._plan_spec(spec, name, values, False)  # not refused
+    monkeypatch.setenv("AUTOTUNE_HOST_MEMORY", str(6 * GIB))  # below the edge arrays and the columns
+    with pytest.raises(HostMemoryError, match=rf"^{spec}: needs "):
+        generators._plan_spec(spec, name, values, False)
 
 
 def test_kron_30_is_refused_on_this_machine_from_proc_meminfo():
