@@ -44,7 +44,7 @@ PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit"
                          ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("eid_bytes", "<i4"),
                          ("n_edges", "<i8")],
                         align=True)
-#: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 280 bytes: options and scratch buffers of
+#: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 288 bytes: options and scratch buffers of
 #: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
 AT_SQ_MAX_BINS = 16
 AUX_DTYPE = np.dtype([
@@ -54,12 +54,24 @@ AUX_DTYPE = np.dtype([
     ("n_hub_cache", "<i4"), ("heavy_off", "<i4", (AT_SQ_MAX_BINS + 2,)),
     ("heavy", "<u8"), ("heavy_ctr", "<u8"), ("dc_queue", "<u8", (8,)), ("dc_ctr", "<u8"), ("coo_src", "<u8"),
     ("hub_list", "<u8"), ("barrier", "<u8"), ("work_ctr", "<u8"), ("pull_heavy", "<u8"), ("pull_heavy_chunks", "<u8"),
-    ("n_pull_heavy", "<i4"), ("pull_heavy_total", "<i4"), ("pull_heavy_degree", "<i4"), ("pull_pad", "<i4")],
+    ("n_pull_heavy", "<i4"), ("pull_heavy_total", "<i4"), ("pull_heavy_degree", "<i4"), ("pull_pad", "<i4"),
+    ("frontier_bits", "<u8")],
     align=True)
 #: Pull levels: vertices of larger in-degree are scanned by warps in chunks (pull.cu, ``BFSAux.pull_heavy``).
 PULL_HEAVY_DEGREE = 256
 #: In-edges per warp work item of those vertices; must equal ``AT_PULL_CHUNK`` in kernels/pull.cu.
 PULL_CHUNK = 1024
+#: Pull levels test frontier membership in a bitmap (kernels/pull.cu, ``pull_bitmap``) when the
+#: per-vertex status array (4 bytes per vertex) exceeds this share of the GPU's L2 cache: then the
+#: random status reads of the in-edge scans miss L2, and a bitmap (n / 8 bytes) fits it. An engine
+#: policy, exact either way (measured on the H200 before/after, see README "Scale").
+PULL_BITMAP_L2_SHARE = 0.5
+
+
+def use_pull_bitmap(n_vertices: int, l2_bytes: int) -> bool:
+    """Whether pull levels use the frontier bitmap: the status array (``4 n`` bytes) exceeds
+    :data:`PULL_BITMAP_L2_SHARE` of the L2 cache (*l2_bytes*; 0 = unknown: never)."""
+    return l2_bytes > 0 and 4 * int(n_vertices) > PULL_BITMAP_L2_SHARE * int(l2_bytes)
 #: Mirrors ``struct OpArgs`` (kernels/traversal.cuh), 104 bytes: the operators' per-vertex state.
 OPARGS_DTYPE = np.dtype([
     ("distances", "<u8"), ("predecessors", "<u8"), ("dist_pred", "<u8"), ("weights", "<u8"), ("near_stamp", "<u8"),
@@ -74,7 +86,7 @@ SSSP_STATE_DTYPE = np.dtype([
 #: kernel headers by the test-suite).
 DEVICE_STRUCTS = {"BFSState": STATE_DTYPE, "BFSParams": PARAMS_DTYPE, "BFSAux": AUX_DTYPE, "OpArgs": OPARGS_DTYPE,
                   "SSSPState": SSSP_STATE_DTYPE}
-assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 56 and AUX_DTYPE.itemsize == 280
+assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 56 and AUX_DTYPE.itemsize == 288
 assert OPARGS_DTYPE.itemsize == 104 and SSSP_STATE_DTYPE.itemsize == 64
 AT_OFF = np.iinfo(np.int32).max
 #: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
@@ -196,6 +208,8 @@ def common_bytes_needed(graph, config, trace_entries: int, offsets=None) -> int:
         need += 8 * m                      # transient search keys of the COO build
     if config.defer_outliers not in (None, "off") or config.supplementary_queues not in (None, "off"):
         need += 4 * n                      # heavy-vertex segments (at most every vertex)
+    if config.direction == "push_pull":
+        need += 4 * ((n + 31) // 32)       # the pull levels' frontier bitmap (when the engine uses it)
     if config.direction == "push_pull" and graph.directed and "transpose" not in graph._cache:
         need += eb * (n + 1) + 4 * m       # in-edges (transposed CSR), kept
         need += 12 * m                     # transient: row ids + sort order while transposing
@@ -344,6 +358,9 @@ class TraversalEngine:
             k = get_kernel("heavy", f"heavy_vertices<{b}, {op}>", alg, e64)
             self._launches.append((k, self._resident_blocks(k, b), b))
         if pull:
+            if self.aux_host["frontier_bits"]:
+                k = get_kernel("pull", f"pull_bitmap<{op}>", alg, e64)
+                self._launches.append((k, self._resident_blocks(k, 256), 256))
             k = get_kernel("pull", f"pull_level<{b}, {wp}, {op}>", alg, e64)
             self._launches.append((k, self._resident_blocks(k, b), b))
         self._launches += self._extra_launches(wp)
@@ -440,6 +457,8 @@ class TraversalEngine:
             aux["barrier"] = ptr("barrier", cupy.zeros(2, dtype=np.uint32))
         if cfg.direction == "push_pull":
             self._pull_heavy_aux(aux, ptr)
+            if use_pull_bitmap(self.n, self.props.get("l2_bytes", 0)):
+                aux["frontier_bits"] = ptr("frontier_bits", cupy.zeros((self.n + 31) // 32, dtype=np.uint32))
         return aux, bufs
 
     def _pull_heavy_aux(self, aux, ptr) -> None:

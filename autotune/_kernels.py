@@ -76,7 +76,8 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     "persistent": KernelSource("persistent", "persistent.cu",
                                _per_op("persistent_levels<{b}, {p}, {op}>", b=BLOCK_SIZES, p=_WP), cooperative=True),
     "pull": KernelSource("pull", "pull.cu",
-                         {"bfs": tuple(f"pull_level<{b}, {p}, BFSOp>" for b in BLOCK_SIZES for p in _WP)}),
+                         {"bfs": tuple(f"pull_level<{b}, {p}, BFSOp>" for b in BLOCK_SIZES for p in _WP)
+                          + ("pull_bitmap<BFSOp>",)}),
     # batched multi-source BFS (bit-parallel, one cooperative launch per batch); BFS only
     "msbfs": KernelSource("msbfs", "msbfs.cu", {"bfs": tuple(
         [f"msbfs_init<{w}>" for w in (1, 2, 4, 8, 16, 32)]

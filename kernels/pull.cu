@@ -29,10 +29,48 @@
 // level; Op::visit_direct lets exactly one win). The same load balancing as a push level's edge
 // chunks (Busato & Bombieri, "Efficient load balancing techniques for graph traversal applications
 // on GPUs", section 3.3, applied to in-edges).
+//
+// Frontier bitmap (aux->frontier_bits, Enterprise section 4.1's status array kept as bits): the parent
+// test of a pull level reads `distances` (or the operator's status) at a random in-neighbour for
+// every in-edge it scans; when that array is larger than the L2 cache (kron scale 26: 268 MB against
+// the H200's 50 MB) nearly every test is a DRAM sector read for 4 useful bytes. pull_bitmap, launched
+// before pull_level, packs the frontier of the level into one bit per vertex (a warp ballot per 32
+// consecutive vertices, plain stores, no atomics: n / 8 bytes, 8 MB for kron 26, which stays in L2),
+// and pull_level tests the bit instead. The engine turns it on when the status array exceeds half
+// the L2 (autotune/_engine.py, PULL_BITMAP_L2_SHARE).
 #include "traversal.cuh"
 
 #define AT_HUB_CACHE_SIZE 1024  // entries (power of two), >= the engine's HUB_CACHE_ENTRIES
 #define AT_PULL_CHUNK 1024      // in-edges per warp work item of a heavy vertex (engine: PULL_CHUNK)
+
+// Build the frontier bitmap of a pull level (grid-stride over 32-vertex words, one ballot each).
+template <class Op>
+__global__ void pull_bitmap(AT_LEVEL_ARGS) {
+    int L, fsize;
+    eid_t degsum;
+    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
+    unsigned* bits = aux->frontier_bits;
+    if (bits == nullptr) return;
+    const int n = prm->n_vertices;
+    const int n_words = (n + 31) >> 5;
+    const int lane = (int)at_lane_id();
+    const int warp_global = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    const int n_warps = (int)((gridDim.x * blockDim.x) >> 5);
+    for (int w = warp_global; w < n_words; w += n_warps) {  // warp-uniform
+        const vid_t v = (w << 5) + lane;
+        const unsigned word = __ballot_sync(AT_FULL_MASK, v < n && Op::in_frontier(op, v, L));
+        if (lane == 0) bits[w] = word;
+    }
+}
+
+// u in the frontier of level L: its bit when the bitmap exists (built by pull_bitmap for this level),
+// else the operator's status array.
+template <class Op>
+__device__ __forceinline__ bool at_pull_in_frontier(const OpArgs* __restrict__ op, const unsigned* __restrict__ bits,
+                                                    vid_t u, int L) {
+    if (bits != nullptr) return (__ldg(bits + (u >> 5)) >> (u & 31)) & 1u;
+    return Op::in_frontier(op, u, L);
+}
 
 template <int BLOCK, bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
@@ -52,6 +90,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         __syncthreads();
     }
     const int n = prm->n_vertices;
+    const unsigned* __restrict__ fbits = aux->frontier_bits;
     const int n_heavy = aux->n_pull_heavy;
     const int heavy_degree = n_heavy > 0 ? aux->pull_heavy_degree : 0x7fffffff;  // larger: the warp pass
     const int lane = (int)at_lane_id();
@@ -67,7 +106,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
             vid_t parent = -1;
             for (eid_t k = b; k < e; ++k) {
                 const vid_t u = pull_indices[k];
-                if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || Op::in_frontier(op, u, L)) {
+                if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || at_pull_in_frontier<Op>(op, fbits, u, L)) {
                     parent = u;
                     break;
                 }
@@ -103,7 +142,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                     const eid_t k = k0 + lane;
                     const vid_t u = k < e ? pull_indices[k] : -1;
                     const bool hit = u >= 0 && ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) ||
-                                                Op::in_frontier(op, u, L));
+                                                at_pull_in_frontier<Op>(op, fbits, u, L));
                     const unsigned m = __ballot_sync(AT_FULL_MASK, hit);
                     if (m != 0u) {  // same m on every lane: the warp leaves together
                         const vid_t parent = __shfl_sync(AT_FULL_MASK, u, __ffs(m) - 1);

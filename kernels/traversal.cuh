@@ -178,8 +178,11 @@ struct BFSAux {
     int pull_heavy_total;          // pull_heavy_chunks[n_pull_heavy]
     int pull_heavy_degree;         // the in-degree threshold of the list
     int pull_pad;
+    // Pull levels: the frontier as a bitmap (bit v of word v / 32), built from the status array by
+    // pull_bitmap before each pull level (pull.cu); null: pull levels read the status array itself.
+    unsigned* frontier_bits;
 };
-static_assert(sizeof(BFSAux) == 280, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
+static_assert(sizeof(BFSAux) == 288, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
 
 // Where a level appends its next frontier.
 struct FrontierOut {

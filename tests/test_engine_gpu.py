@@ -403,3 +403,41 @@ def test_pull_scans_heavy_in_degree_vertices_by_warps(lb, hub_cache):
         _check(g, s, res, refs)
         assert any(lv.direction == "pull" for lv in res.levels)
         assert res.distances[g.n_vertices - 3000 - 1] == -1  # B unreached
+
+
+_BITMAP_CONFIGS = [
+    dict(load_balance="binary_search"),
+    dict(load_balance="vertex_mapped", virtual_warp_size="dynamic", hub_cache="on"),
+    dict(load_balance="scan_mapped", small_frontier="single_block", frontier_limit=512),
+    dict(load_balance="degree_classified", small_frontier="persistent", frontier_limit=2048),
+    dict(load_balance="edge_mapped", switch_rule="hub_ratio", gamma=0.1, hub_degree=64, beta=48),
+]
+
+
+@pytest.mark.parametrize("offsets", ["int32", "int64"])
+@pytest.mark.parametrize("opts", _BITMAP_CONFIGS, ids=lambda o: o["load_balance"])
+def test_pull_frontier_bitmap_exact(opts, offsets, monkeypatch, device_zoo):
+    """The pull levels' frontier bitmap (pull.cu, pull_bitmap), forced on every graph of the zoo
+    (the engine uses it only when the status array exceeds half the L2): exact, the heavy in-degree
+    pass included, and the pull levels really ran with it."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(E, "PULL_BITMAP_L2_SHARE", 0.0)
+    base = dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, small_frontier="none")
+    if opts.get("switch_rule") == "hub_ratio":
+        base.pop("alpha")
+    cfg = TraversalConfig(**{**base, **opts})
+    graphs = dict(device_zoo)
+    graphs["heavy-in-degree"] = (_heavy_in_degree_graph(), [0, 17])
+    refs = {}
+    pulled = 0
+    for name, (g, sources) in graphs.items():
+        eng = BFSEngine(g, cfg, offsets=offsets)
+        assert int(eng.aux_host["frontier_bits"]) != 0
+        for s in sources:
+            res = eng.bfs(s, trace=True)
+            _check(g, s, res, refs)
+            pulled += sum(lv.direction == "pull" for lv in res.levels)
+    assert pulled > 0
+

@@ -40,3 +40,13 @@ def test_device_plan_counts_64_bit_prefix_buffers():
     b64 = common_bytes_needed(g, cfg, 16, "int64")
     # prefix-sums and row starts of both frontier buffers (4 arrays) double, plus the converted offsets
     assert b64 - b32 == 4 * 4 * 1000 + 8 * 1001
+
+
+def test_pull_frontier_bitmap_policy():
+    """Pull levels use the frontier bitmap when the status array exceeds half the L2."""
+    from autotune._engine import use_pull_bitmap
+
+    l2 = 50 * 2 ** 20  # H200 / H100: 50 MB
+    assert not use_pull_bitmap(4_194_304, l2)  # kron 22: 16 MB of status, under half the L2
+    assert use_pull_bitmap(67_108_864, l2)  # kron 26: 268 MB
+    assert not use_pull_bitmap(10 ** 9, 0)  # L2 size unknown: never
