@@ -942,6 +942,9 @@ def _build_in_passes(src, dst, w, n: int, plan: _BuildPlan, passes: int, *, forc
         if got != k:
             raise RuntimeError(f"CSR build pass {j + 1} of {passes} selected {got:,} edges where the histogram "
                                f"counted {k:,}: the edge arrays changed during the build")
+        # the one-pass build's sort and de-duplication, inline as there: rebinding keys / wk here
+        # frees the unsorted arrays at once (a helper's caller would keep them alive: one key array
+        # more at the peak, which the memory plans do not count)
         if w is None:
             keys.sort()
             if remove_duplicates:

@@ -208,10 +208,9 @@ def cmd_run(args) -> int:
             eng = get_engine(g, configs[0])
             res = eng.bfs(int(sources[0]), trace=True)  # an SSSPResult from the SSSP engine
             if args.validate:
-                from .validate_gpu import validate_bfs_gpu, validate_sssp_gpu
+                from .validate_gpu import validate_on_device
 
-                (validate_sssp_gpu if algorithm == "sssp" else validate_bfs_gpu)(
-                    g, int(sources[0]), res.distances, res.predecessors)
+                validate_on_device(g, int(sources[0]), res.distances, res.predecessors, algorithm=algorithm)
             if args.trace:
                 entry["trace"] = {"source": int(sources[0]), "config": configs[0].to_dict(),
                                   "levels": [lv.__dict__ for lv in res.levels]}
@@ -486,7 +485,7 @@ def cmd_compile(args) -> int:
     from .errors import AutotuneError, GPUUnavailableError
 
     units = _compile_units(args.only, args.algorithm)
-    offset_types = {"int32": (False,), "int64": (True,), "both": (False, True)}[getattr(args, "offsets", "int32")]
+    offset_types = {"int32": (False,), "int64": (True,), "both": (False, True)}[args.offsets]
 
     def _suffix(eid64: bool) -> str:
         return ", int64 offsets" if eid64 else ""

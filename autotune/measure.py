@@ -257,10 +257,10 @@ class GPURunner(Runner):
 
     def check(self, source: int) -> None:
         if self.on_device:
-            from .validate_gpu import validate_bfs_gpu, validate_sssp_gpu
+            from .validate_gpu import validate_on_device
 
-            check = validate_sssp_gpu if self.config.algorithm == "sssp" else validate_bfs_gpu
-            check(self.graph, source, *engine_result_arrays(self.engine))
+            validate_on_device(self.graph, source, *engine_result_arrays(self.engine),
+                               algorithm=self.config.algorithm)
             return
         validate_against_reference(self.graph, source, *engine_result_arrays(self.engine),
                                    algorithm=self.config.algorithm)

@@ -44,7 +44,7 @@ from ._backend import to_host, xp_of
 from .errors import ValidationError
 from .reference import SSSP_FLOAT_TOLERANCE, SSSP_INT_UNREACHED, _check_source, _num
 
-__all__ = ["validate_bfs_gpu", "validate_sssp_gpu", "DEFAULT_CHUNK_EDGES"]
+__all__ = ["validate_bfs_gpu", "validate_sssp_gpu", "validate_on_device", "DEFAULT_CHUNK_EDGES"]
 
 #: Edges examined at once by the edge-wise checks (bounds their temporaries, see the module notes).
 DEFAULT_CHUNK_EDGES = 1 << 24
@@ -533,3 +533,15 @@ def validate_sssp_gpu(graph, source, distances, predecessors, *, chunk_edges: in
         if c:
             _fail(alg, "tree cycle", s, f"first offending vertex {i}: following predecessors from it never reaches "
                   f"the source (a cycle)", c, k, vertex=i)
+
+
+def validate_on_device(graph, source, distances, predecessors, *, algorithm: str = "bfs") -> None:
+    """:func:`validate_bfs_gpu` or :func:`validate_sssp_gpu`, by *algorithm* (``"bfs"`` or ``"sssp"``).
+
+    Raises
+    ------
+    ValidationError
+        As the two checks do.
+    """
+    check = validate_sssp_gpu if algorithm == "sssp" else validate_bfs_gpu
+    check(graph, source, distances, predecessors)
