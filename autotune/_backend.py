@@ -97,3 +97,33 @@ def device_properties() -> dict:
         "cupy": cupy.__version__,
         "cuda": f"{rt // 1000}.{(rt % 1000) // 10}",
     }
+
+
+@functools.lru_cache(maxsize=None)
+def _reduction(kind: str):
+    import cupy
+
+    if kind == "count":
+        return cupy.ReductionKernel("T x", "int64 y", "x != T(0)", "a + b", "y = a", "0", "autotune_count_nonzero")
+    return cupy.ReductionKernel("bool m, T v", "int64 y", "m ? (long long)v : 0ll", "a + b", "y = a", "0",
+                                "autotune_masked_sum")
+
+
+def count_nonzero(a) -> int:
+    """Number of nonzero (True) entries of *a* (NumPy or CuPy) as a Python int.
+
+    On the GPU a plain :class:`cupy.ReductionKernel`: CuPy's own ``count_nonzero`` and ``sum`` go
+    through CUB, whose reduction compiles for ~2 s per dtype on a machine's first call (measured on
+    an H200: 7 of a first run's 16 s).
+    """
+    if isinstance(a, np.ndarray):
+        return int(np.count_nonzero(a))
+    return int(_reduction("count")(a))
+
+
+def masked_sum(mask, values) -> int:
+    """``sum(values[mask])`` as a Python int (int64 accumulation), NumPy or CuPy, without CUB (see
+    :func:`count_nonzero`)."""
+    if isinstance(values, np.ndarray):
+        return int(np.sum(np.where(mask, values, 0), dtype=np.int64))
+    return int(_reduction("sum")(mask, values))

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._backend import device_properties, require_gpu
-from ._kernels import MAX_EDGES_INT32, MAX_EDGES_INT64, get_kernel
+from ._backend import device_properties, masked_sum, require_gpu
+from ._kernels import MAX_EDGES_INT32, MAX_EDGES_INT64, get_kernel, prefetch
 from .errors import DeviceMemoryError
 from .techniques import OPERATORS, AuxContext, technique
 
@@ -184,6 +184,34 @@ def carries_prefix(config) -> bool:
     return technique(config.load_balance).frontier_prefix or config.small_frontier == "persistent"
 
 
+def launch_kernels(config, pull_bitmap: bool = False) -> list[tuple[str, str]]:
+    """``(kernel file, name expression)`` of the kernels the launch sequence of *config* uses (the
+    algorithm's own extra kernels, e.g. SSSP's bucket moves, aside; the heavy-vertex kernel of some
+    support strategies, decided by the auxiliary state, aside): what the engine compiles at once,
+    and what ``autotune run`` starts compiling before the graph is loaded.
+
+    Parameters
+    ----------
+    config : TraversalConfig
+    pull_bitmap : bool
+        Whether pull levels build the frontier bitmap (:func:`use_pull_bitmap` of the graph).
+    """
+    op = OPERATORS[config.algorithm]
+    b = config.block_size
+    wp = "true" if technique(config.load_balance).frontier_prefix else "false"
+    out = [("traversal", f"traversal_init<{op}>"), ("traversal", "traversal_tick"),
+           (config.load_balance, technique(config.load_balance).kernel_name(config, config.algorithm))]
+    if config.small_frontier == "single_block":
+        out.append(("single_block", f"single_block_levels<{wp}, {op}>"))
+    elif config.small_frontier == "persistent":
+        out.append(("persistent", f"persistent_levels<{b}, {wp}, {op}>"))
+    if config.direction == "push_pull":
+        out.append(("pull", f"pull_level<{b}, {wp}, {op}>"))
+        if pull_bitmap:
+            out.append(("pull", f"pull_bitmap<{op}>"))
+    return out
+
+
 def common_bytes_needed(graph, config, trace_entries: int, offsets=None) -> int:
     """Device bytes every traversal engine allocates for *graph* x *config*: the CSR upload when the
     graph is still on the host (and its int64 copy when *offsets* forces 64-bit offsets on a graph
@@ -336,8 +364,12 @@ class TraversalEngine:
         wp = "true" if with_prefix else "false"
         op = OPERATORS[alg]
         e64 = self.eid64
-        self._init = get_kernel(cfg.load_balance, f"traversal_init<{op}>", alg, e64)
-        self._tick = get_kernel(cfg.load_balance, "traversal_tick", alg, e64)
+        # compile what this launch sequence needs at once (threads; a first run on a fresh machine
+        # waits for its slowest kernel instead of the sum)
+        prefetch(launch_kernels(cfg, use_pull_bitmap(n, self.props.get("l2_bytes", 0)))
+                 + self._extra_kernels(wp), alg, e64)
+        self._init = get_kernel("traversal", f"traversal_init<{op}>", alg, e64)
+        self._tick = get_kernel("traversal", "traversal_tick", alg, e64)
         self._launches = []  # (kernel, grid, block) enqueued once per iteration, same arguments every time
         if cfg.small_frontier == "single_block":
             self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg, e64), 1,
@@ -388,6 +420,11 @@ class TraversalEngine:
 
     def _extra_launches(self, wp: str) -> list:
         """Launches enqueued after the level kernels of every iteration (none by default)."""
+        return []
+
+    def _extra_kernels(self, wp: str) -> list:
+        """``(kernel file, name)`` of the kernels :meth:`_extra_launches` will ask for (compiled ahead
+        with the others)."""
         return []
 
     def reached(self):
@@ -697,7 +734,7 @@ class TraversalEngine:
         """Sum of out-degrees of the vertices reached by the last traversal (on the device)."""
         import cupy
 
-        return int(cupy.sum(cupy.where(self.reached(), self.out_degrees, 0), dtype=np.int64))
+        return masked_sum(self.reached(), self.out_degrees)
 
     def level_trace(self, n_levels: int) -> list[LevelTrace]:
         """Per-level trace of the last traversal (*n_levels* as returned by :meth:`traverse`; levels

@@ -159,6 +159,24 @@ def _print_sssp_summary(con, g, runner_name: str, s: dict) -> None:
               + ("; validated against Dijkstra" if s.get("validated") else ""))
 
 
+def _prefetch_in_background(configs, eid64: bool = False) -> None:
+    """Start compiling (or loading from CuPy's disk cache) the kernels of *configs* in a daemon
+    thread, so that a first run on a fresh machine compiles while it parses the graph; the engine
+    later finds them memoized (or waits for the one being compiled)."""
+    import threading
+
+    from .engine import prefetch_kernels
+
+    def work():
+        for c in configs:
+            try:
+                prefetch_kernels(c, eid64)
+            except Exception:  # any failure shows again, with its message, when the engine asks
+                pass
+
+    threading.Thread(target=work, name="autotune-prefetch", daemon=True).start()
+
+
 def cmd_run(args) -> int:
     if getattr(args, "batch", False):
         from .cli_batch import cmd_run_batch
@@ -184,6 +202,7 @@ def cmd_run(args) -> int:
     if any(c.algorithm != algorithm for c in configs):
         raise ConfigError("autotune run: the configs mix algorithms; run BFS and SSSP separately")
     peer_cls = ScipyDijkstraRunner if algorithm == "sssp" else ScipyRunner
+    _prefetch_in_background(configs, eid64=getattr(args, "offsets", None) == "int64")
     results = []
     for spec in expand_graphs(args.graphs):
         g = _load(spec, args)
@@ -472,9 +491,9 @@ def _cache_check(fn, fn_args) -> float:
 
 
 def cmd_compile(args) -> int:
-    """``autotune compile``: every kernel module for this GPU into CuPy's on-disk cache (once per
-    machine, so that a first run loads binaries instead of compiling them), several processes at
-    once; with ``--arch`` a check with NVRTC for that architecture instead (no GPU needed, nothing
+    """``autotune compile``: every kernel instantiation for this GPU into CuPy's on-disk cache, each
+    its own module as a run compiles it (once per machine, so that a first run loads binaries instead
+    of compiling them), several processes at once; with ``--arch`` a check with NVRTC for that architecture instead (no GPU needed, nothing
     cached)."""
     import os
     import time
@@ -513,8 +532,9 @@ def cmd_compile(args) -> int:
         props = device_properties()
         device = props.get("name")
         arch = "sm_" + str(props.get("cc", "")).replace(".", "")
-        jobs = [(_kernels.precompile, (t, alg, dev_id, e64), f"{t} ({alg}{_suffix(e64)})")
-                for e64 in offset_types for t, alg in units]
+        # one job per instantiation: a run compiles (and CuPy caches) each kernel as its own module
+        jobs = [(_kernels.precompile, (t, alg, dev_id, e64, (name,)), f"{t} ({alg}{_suffix(e64)}): {name}")
+                for e64 in offset_types for t, alg in units for name in _kernels.KERNEL_SOURCES[t].names[alg]]
         target, cache = "cupy", _cupy_cache_dir()
     n_procs = args.jobs or min(len(jobs), os.cpu_count() or 1)
     n_procs = max(1, min(n_procs, len(jobs)))

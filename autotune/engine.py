@@ -26,6 +26,7 @@ from ._engine import (  # noqa: F401  (re-exported: the engine's public names)
     AT_OFF, AUX_DTYPE, BUCKET_BLOCK, DEVICE_STRUCTS, FIRST_BATCH, HUB_CACHE_ENTRIES, MAX_BATCH, OPARGS_DTYPE,
     PARAMS_DTYPE, PERSISTENT_BLOCKS_PER_SM, SB_EDGE_FACTOR, SB_THREADS, SSSP_STATE_DTYPE, STATE_DTYPE, LevelTrace,
     TraversalEngine, check_device_memory, common_bytes_needed, transpose_csr)
+from ._backend import count_nonzero, masked_sum
 from ._kernels import get_kernel
 from .config import TraversalConfig
 from .graph import CSRGraph
@@ -130,9 +131,7 @@ class BFSResult(_LazyArrays):
             d = self._arrays["distances"]
             deg = self._out_degrees
             if _is_device_array(d):
-                import cupy
-
-                self._edges = int(cupy.sum(cupy.where(d >= 0, deg, 0), dtype=np.int64))
+                self._edges = masked_sum(d >= 0, deg)
             else:
                 deg = deg.get() if _is_device_array(deg) else np.asarray(deg)
                 self._edges = int(np.sum(np.where(d >= 0, deg, 0), dtype=np.int64))
@@ -148,7 +147,7 @@ class BFSResult(_LazyArrays):
     @property
     def n_reached(self) -> int:
         """Number of vertices reached (source included)."""
-        return int((self._arrays["distances"] >= 0).sum())
+        return count_nonzero(self._arrays["distances"] >= 0)
 
     def __repr__(self) -> str:
         return (f"BFSResult(source={self.source}, depth={self.depth}, n_reached={self.n_reached}, "
@@ -268,7 +267,7 @@ class SSSPResult:
     @property
     def n_reached(self) -> int:
         """Number of vertices reached (source included)."""
-        return int((self.predecessors >= 0).sum())
+        return count_nonzero(self.predecessors >= 0)
 
     @property
     def levels(self) -> list[LevelTrace]:
@@ -296,6 +295,29 @@ def delta_heuristic(graph: CSRGraph) -> float:
     w = graph.weights
     mean_w = 1.0 if w is None else float(w.mean(dtype=np.float64))
     return 32.0 * mean_w / (m / n)
+
+
+def sssp_bucket_kernels(method: str, wp: str) -> list[str]:
+    """Name expressions (in ``kernels/sssp.cu``) of the bucket moves of SSSP *method* (none for
+    ``bellman_ford``); *wp* is ``"true"`` when the frontier carries degree prefix-sums."""
+    if method == "bellman_ford":
+        return []
+    return ["sssp_bucket_check"] + (["sssp_r_move<%s>" % wp] if method == "delta_stepping" else []) + [
+        "sssp_far_min", "sssp_far_split<%s>" % wp]
+
+
+def prefetch_kernels(config: TraversalConfig, eid64: bool = False) -> None:
+    """Compile (or load from CuPy's disk cache) the kernels a run of *config* launches, several at
+    once, before any graph exists: ``autotune run`` calls this in a background thread while it
+    loads the graph, so that a first run on a fresh machine overlaps its compiles with parsing.
+    The pull bitmap's kernel, which depends on the graph's size, is left to the engine."""
+    from ._engine import launch_kernels
+    from ._kernels import prefetch
+    from .techniques import technique
+
+    wp = "true" if technique(config.load_balance).frontier_prefix else "false"
+    extra = [("sssp", k) for k in sssp_bucket_kernels(config.sssp_method, wp)] if config.algorithm == "sssp" else []
+    prefetch(launch_kernels(config) + extra, config.algorithm, eid64)
 
 
 class SSSPEngine(TraversalEngine):
@@ -397,14 +419,18 @@ class SSSPEngine(TraversalEngine):
                 self._piles.append(self.r_stamp)
         return op
 
+    def _bucket_kernels(self, wp: str) -> list[str]:
+        return sssp_bucket_kernels(self.method, wp)
+
+    def _extra_kernels(self, wp: str) -> list:
+        return [("sssp", name) for name in self._bucket_kernels(wp)]
+
     def _extra_launches(self, wp: str) -> list:
         if self.method == "bellman_ford":
             return []
         b = BUCKET_BLOCK
         out = [(get_kernel("sssp", "sssp_bucket_check", "sssp", self.eid64), 1, 32)]
-        names = (["sssp_r_move<%s>" % wp] if self.method == "delta_stepping" else []) + [
-            "sssp_far_min", "sssp_far_split<%s>" % wp]
-        for name in names:
+        for name in self._bucket_kernels(wp)[1:]:
             k = get_kernel("sssp", name, "sssp", self.eid64)
             out.append((k, self._resident_blocks(k, b), b))
         return out

@@ -114,9 +114,10 @@ class Technique:
         return f"{self.push_kernel}<{config.block_size}, {op}>"
 
     def name_expressions(self, algorithm: str) -> tuple[str, ...]:
-        """Every instantiation of this technique's kernels for one operator (plus its init)."""
+        """Every instantiation of this technique's push kernel for one operator (``traversal_init``
+        and ``traversal_tick``, shared by every technique, come from ``kernels/traversal.cu``)."""
         op = OPERATORS[algorithm]
-        names = [f"traversal_init<{op}>"]
+        names = []
         for b in BLOCK_SIZES:
             if self.virtual_warps:
                 names += [f"{self.push_kernel}<{b}, {vw}, {op}>" for vw in (0,) + VIRTUAL_WARP_SIZES]

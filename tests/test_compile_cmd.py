@@ -116,9 +116,10 @@ def test_compile_gpu_path_fills_the_cache_for_every_module(monkeypatch, tmp_path
     monkeypatch.setenv("CUPY_CACHE_DIR", str(cache))
     calls = []
 
-    def precompile(technique, algorithm, device_id=0, eid64=False):
-        calls.append((technique, algorithm, device_id) + (("int64",) if eid64 else ()))
-        (cache / f"{technique}-{algorithm}.cubin").write_bytes(b"x")
+    def precompile(technique, algorithm, device_id=0, eid64=False, names=None):
+        (name,) = names  # one instantiation per job: a run compiles each kernel as its own module
+        calls.append((technique, algorithm, device_id, name) + (("int64",) if eid64 else ()))
+        (cache / f"{technique}-{algorithm}-{eid64}-{name.translate(str.maketrans('<>, ', '____'))}.cubin").write_bytes(b"x")
         return 0.01
 
     monkeypatch.setattr(_kernels, "precompile", precompile)
@@ -127,11 +128,12 @@ def test_compile_gpu_path_fills_the_cache_for_every_module(monkeypatch, tmp_path
     assert cli.main(["compile", "--jobs", "1"]) == 0
     out, err = capsys.readouterr()
     units = cli._compile_units(None, "all")
-    assert sorted(calls) == sorted((t, a, 3) for t, a in units)
+    every = [(t, a, 3, name) for t, a in units for name in _kernels.KERNEL_SOURCES[t].names[a]]
+    assert sorted(calls) == sorted(every) and len(every) > 100
     assert len(checked) == 1 and checked[0][2] == 3  # one module loaded again in a new process
     last = out.strip().splitlines()[-1]
-    assert last.startswith(f"autotune compile: {len(units)} of {len(units)} kernel modules for NVIDIA H200 (sm_90)")
-    assert str(cache) in last and f"({len(units)} new file(s)" in last and "a new process loads" in last
+    assert last.startswith(f"autotune compile: {len(every)} of {len(every)} kernel modules for NVIDIA H200 (sm_90)")
+    assert str(cache) in last and f"({len(every)} new file(s)" in last and "a new process loads" in last
     assert err == ""
     assert cli.main(["compile", "--jobs", "1", "--algorithm", "sssp", "--json", "--no-check"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -142,9 +144,9 @@ def test_compile_gpu_path_fills_the_cache_for_every_module(monkeypatch, tmp_path
     calls.clear()
     assert cli.main(["compile", "--jobs", "1", "--offsets", "both", "--json", "--no-check"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert sorted(calls) == sorted([(t, a, 3) for t, a in units] + [(t, a, 3, "int64") for t, a in units])
+    assert sorted(calls) == sorted(every + [e + ("int64",) for e in every])
     assert sorted({r["offsets"] for r in data["results"]}) == ["int32", "int64"]
-    assert len(data["results"]) == 2 * len(units)
+    assert len(data["results"]) == 2 * len(every)
 
 
 def test_compile_says_when_cupy_does_not_keep_the_modules(monkeypatch, tmp_path, capsys):
@@ -159,9 +161,9 @@ def test_compile_says_when_cupy_does_not_keep_the_modules(monkeypatch, tmp_path,
     monkeypatch.setattr(_backend, "gpu_available", lambda: True)
     monkeypatch.setattr(_backend, "device_properties", lambda: {"name": "NVIDIA H200", "cc": "9.0"})
     monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(_kernels, "precompile", lambda t, a, d=0, e=False: 3.0)
+    monkeypatch.setattr(_kernels, "precompile", lambda t, a, d=0, e=False, names=None: 3.0)
     monkeypatch.setattr(cli, "_cache_check", lambda fn, fn_args: 2.9)
     assert cli.main(["compile", "--jobs", "1", "--only", "sssp"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("autotune: warning: CuPy 13.0.0 compiled sssp (sssp) again in a new process")
+    assert err.startswith("autotune: warning: CuPy 13.0.0 compiled sssp (sssp): ")
     assert err.count("\n") == 1

@@ -631,3 +631,44 @@ def test_load_to_gpu_and_cupyx_sparse(io_write):
     sym = load_graph(nx.DiGraph([(0, 1), (1, 2), (2, 1)]), directed=False, xp=cupy)
     assert sym.on_device and not sym.directed and edges(sym) == {(0, 1), (1, 0), (1, 2), (2, 1)}
     assert sym.n_duplicates_removed == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_small_host_edges_are_built_on_the_host_and_live_on_the_gpu(directed, weighted, monkeypatch):
+    """With a GPU, host edge arrays of at most HOST_BUILD_MAX_KEYS keys are built with NumPy (no CuPy
+    kernel to compile on a first run) and uploaded: the graph lives on the GPU, equal to the GPU build,
+    its host arrays cached; above the limit the build runs on the GPU as before."""
+    import cupy
+
+    from autotune import _csr
+
+    rng = np.random.default_rng(5)
+    src, dst = rng.integers(0, 300, 4000), rng.integers(0, 300, 4000)
+    w = rng.integers(1, 9, 4000).astype(np.int32) if weighted else None
+    calls = []
+    real = _csr.from_edges
+
+    def spy(*a, **k):
+        calls.append(k.get("xp"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(_csr, "from_edges", spy)
+    g = real(src, dst, 300, weights=w, directed=directed)
+    assert calls == [np]  # the host build, then the upload
+    assert g.on_device and isinstance(g.column_indices, cupy.ndarray)
+    ref = real(src, dst, 300, weights=w, directed=directed, xp=cupy)
+    assert ref.on_device and g.fingerprint == ref.fingerprint and g.n_duplicates_removed == ref.n_duplicates_removed
+    assert (g.row_offsets == ref.row_offsets).all() and (g.column_indices == ref.column_indices).all()
+    assert g.host()[1] is g._cache["host"][1] and np.array_equal(g.host()[1], ref.host()[1])
+    if weighted:
+        assert isinstance(g.weights, cupy.ndarray) and np.array_equal(g.host_weights(), ref.host_weights())
+    calls.clear()
+    monkeypatch.setattr(_csr, "HOST_BUILD_MAX_KEYS", 100)
+    big = real(src, dst, 300, weights=w, directed=directed)
+    assert calls == [] and big.on_device and big.fingerprint == ref.fingerprint
+    # edges already on the GPU are built there whatever their number
+    on_gpu = real(cupy.asarray(src), cupy.asarray(dst), 300, directed=directed,
+                  weights=None if w is None else cupy.asarray(w))
+    assert calls == [] and on_gpu.fingerprint == ref.fingerprint
