@@ -378,7 +378,7 @@ class TraversalEngine:
             k = get_kernel("persistent", f"persistent_levels<{b}, {wp}, {op}>", alg, e64)
             blocks = self._resident_blocks(k, b)
             if PERSISTENT_BLOCKS_PER_SM:
-                blocks = min(blocks, self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)
+                blocks = min(blocks, max(1, int(self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)))
             self._launches.append((k, blocks, b))
         push = get_kernel(cfg.load_balance, tech.kernel_name(cfg, alg), alg, e64)
         self.grid = self._resident_blocks(push, b)
