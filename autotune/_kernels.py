@@ -64,6 +64,8 @@ def _per_op(fmt: str, **ranges) -> dict:
 
 
 _WP = ("false", "true")
+#: Block sizes of the multi-GPU BFS push kernel (``kernels/distributed.cu``).
+DISTRIBUTED_BLOCKS = (256,)
 
 #: Kernel files: one per load-balancing technique (from the registry, :mod:`autotune.techniques`),
 #: the heavy-vertex kernel of the support strategies, the two small-frontier drivers, the pull
@@ -90,6 +92,9 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     # the batch's predecessor pass: an ordinary (non-cooperative) launch of any grid size
     "msbfs_post": KernelSource("msbfs_post", "msbfs.cu", {"bfs": ("msbfs_predecessors<short>",
                                                                   "msbfs_predecessors<int>")}),
+    # the push step of the 1-D partitioned multi-GPU BFS (autotune/distributed.py); BFS only
+    "distributed": KernelSource("distributed", "distributed.cu",
+                                {"bfs": tuple(f"distributed_push<{b}>" for b in DISTRIBUTED_BLOCKS)}),
     "sssp": KernelSource("sssp", "sssp.cu", {"sssp": ("sssp_bucket_check", "sssp_r_move<false>", "sssp_r_move<true>", "sssp_far_min",
                                                       "sssp_far_split<false>", "sssp_far_split<true>")}),
 }

@@ -1,0 +1,314 @@
+"""Multi-GPU BFS (autotune.distributed): partition, communicators, the level loop (on the host with
+NumPy, several ranks as threads), argument checks; on a GPU one rank and, with two GPUs, two ranks
+(NCCL) exact against the CPU reference."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import autotune
+from autotune import distributed as dist_mod
+from autotune.distributed import LocalComm, RankBFS, bfs_multi_gpu, partition_ranges
+from autotune.errors import InvalidArgumentError, VertexError
+from autotune.reference import bfs_reference, validate_bfs
+
+from .conftest import csr_graph
+
+
+def _zoo():
+    """name -> (graph, sources): generated graphs, isolated vertices, a source cut off from the rest."""
+    z = {
+        "kron10": (autotune.load_graph("kron:scale=10,edge_factor=8"), None),
+        "grid": (autotune.load_graph("grid:rows=40,cols=40,drop=0.1"), None),
+        "kron10_directed": (autotune.load_graph("kron:scale=10,edge_factor=8,directed=true"), None),
+        "uniform_directed": (autotune.load_graph("uniform:n=3000,avg_degree=2,directed=true"), None),
+    }
+    # two components, isolated vertices 6..9, and vertex 10 with out-edges only
+    iso = csr_graph(14, [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (10, 11), (11, 12), (12, 13)], directed=True)
+    z["isolated"] = (iso, [0, 4, 7, 10, 13])
+    out = {}
+    for name, (g, sources) in z.items():
+        if sources is None:
+            deg = g.out_degrees(np)
+            sources = [int(np.argmax(deg)), int(np.flatnonzero(deg == 0)[0]) if (deg == 0).any() else 0, 1]
+        out[name] = (g, sources)
+    return out
+
+
+ZOO = _zoo()
+
+
+def _check(g, s, dist, pred):
+    ref, _ = bfs_reference(g, s)
+    np.testing.assert_array_equal(dist, ref)
+    validate_bfs(g, s, dist, pred, reference_distances=ref)
+    # predecessor of v is an in-neighbour at distance d - 1 (validate_bfs checks it too; spelled out)
+    ro, ci = g.host()
+    for v in np.flatnonzero(dist > 0)[:200]:
+        u = pred[v]
+        assert v in ci[ro[u]:ro[u + 1]] and dist[u] == dist[v] - 1
+
+
+# --------------------------------------------------------------------------- partition
+def _random_offsets(n, seed, hub=False):
+    rng = np.random.default_rng(seed)
+    deg = rng.integers(0, 20, n)
+    if hub:
+        deg[rng.integers(0, n)] = 10_000
+    ro = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(deg, out=ro[1:])
+    return ro
+
+
+@pytest.mark.parametrize("n,k,seed,hub", [(1, 1, 0, False), (10, 3, 1, False), (100, 7, 2, True), (1000, 8, 3, False),
+                                          (1000, 8, 4, True), (5, 5, 5, True), (64, 64, 6, False)])
+@pytest.mark.parametrize("with_in", [False, True])
+def test_partition_ranges_balanced(n, k, seed, hub, with_in):
+    ro = _random_offsets(n, seed, hub)
+    io = _random_offsets(n, seed + 100) if with_in else None
+    b = partition_ranges(ro.astype(np.int32), k, io)
+    assert b.dtype == np.int64 and b.shape == (k + 1,)
+    assert b[0] == 0 and b[-1] == n and np.all(np.diff(b) >= 1)
+    w = np.diff(ro) + (np.diff(io) if with_in else 0)
+    parts = np.add.reduceat(w, b[:-1]) if n else np.zeros(0)
+    assert parts.sum() == w.sum()
+    assert parts.max() <= w.sum() // k + 1 + w.max()
+
+
+def test_partition_ranges_edge_cases():
+    assert partition_ranges(np.array([0, 3, 3, 9]), 1).tolist() == [0, 3]
+    assert partition_ranges(np.array([0, 3, 3, 9]), 3).tolist() == [0, 1, 2, 3]
+    assert partition_ranges(np.zeros(11, dtype=np.int32), 4).tolist() == [0, 1, 2, 3, 10]  # no edges
+    # one hub holds all edges: it gets a range of its own, the others still get a vertex each
+    ro = np.array([0, 0, 100, 100, 100, 100])
+    b = partition_ranges(ro, 3)
+    assert b[0] == 0 and b[-1] == 5 and np.all(np.diff(b) >= 1)
+    # uniform degrees: equal ranges
+    assert partition_ranges(np.arange(0, 101) * 4, 4).tolist() == [0, 25, 50, 75, 100]
+
+
+@pytest.mark.parametrize("k", [0, -1, 4, 2.0, True, None])
+def test_partition_ranges_refuses_bad_rank_counts(k):
+    with pytest.raises(InvalidArgumentError):
+        partition_ranges(np.array([0, 1, 2, 3]), k)
+
+
+def test_partition_ranges_refuses_mismatched_in_offsets():
+    with pytest.raises(InvalidArgumentError, match="in_offsets"):
+        partition_ranges(np.array([0, 1, 2, 3]), 2, np.array([0, 1]))
+
+
+def test_slices_rebuild_the_graph():
+    g, _ = ZOO["kron10_directed"]
+    ro, ci = g.host()
+    b = partition_ranges(ro, 3)
+    parts = [dist_mod._slice_csr(ro, ci, int(b[r]), int(b[r + 1]), eid64=r == 1) for r in range(3)]
+    assert parts[0][0].dtype == np.int32 and parts[1][0].dtype == np.int64
+    assert all(p[0][0] == 0 and p[0][-1] == p[1].shape[0] and p[1].dtype == np.int32 for p in parts)
+    np.testing.assert_array_equal(np.concatenate([p[1] for p in parts]), ci)
+    np.testing.assert_array_equal(np.concatenate([np.diff(p[0]) for p in parts]), np.diff(ro))
+
+
+# --------------------------------------------------------------------------- the level loop on the host
+class _ThreadComm:
+    """Several ranks as threads of one process (host arrays): the NCCL all-reduce's semantics."""
+
+    def __init__(self, size):
+        self.size = size
+        self.bufs = [None] * size
+        self.barrier = threading.Barrier(size, timeout=60)
+
+    def rank_view(self, rank):
+        comm = self
+
+        class View:
+            def __init__(self):
+                self.rank, self.size = rank, comm.size
+
+            def allreduce_max(self, buf):
+                comm.bufs[rank] = buf.copy()
+                comm.barrier.wait()
+                red = np.maximum.reduce(comm.bufs)
+                comm.barrier.wait()
+                buf[:] = red
+
+            def close(self):
+                pass
+
+        return View()
+
+
+def _host_ranks(g, s, k):
+    ro, ci = g.host()
+    b = partition_ranges(ro, k)
+    comm = _ThreadComm(k)
+    out = [None] * k
+    errors = []
+
+    def body(r):
+        try:
+            lo, hi = int(b[r]), int(b[r + 1])
+            sro, sci = dist_mod._slice_csr(ro, ci, lo, hi, eid64=bool(r % 2))
+            rb = RankBFS(sro, sci, lo, hi, g.n_vertices, comm.rank_view(r), xp=np)
+            levels, _ = rb.run(s)
+            out[r] = (*rb.result(), levels)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+            comm.barrier.abort()
+
+    threads = [threading.Thread(target=body, args=(r,)) for r in range(k)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert len({o[2] for o in out}) == 1  # every rank stops at the same level
+    return np.concatenate([o[0] for o in out]), np.concatenate([o[1] for o in out]), out[0][2]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+@pytest.mark.parametrize("name", sorted(ZOO))
+def test_level_loop_exact_on_host(name, k):
+    g, sources = ZOO[name]
+    preds = None
+    for s in sources:
+        d, p, levels = _host_ranks(g, s, k)
+        _check(g, s, d, p)
+        assert levels == d.max() + 1
+        if s == sources[0]:
+            preds = p
+    # the largest-id parent: the same tree for any number of ranks
+    d1, p1, _ = _host_ranks(g, sources[0], 1)
+    np.testing.assert_array_equal(p1, preds)
+
+
+def test_local_comm_is_the_identity():
+    c = LocalComm()
+    a = np.array([3, -1, 7], dtype=np.int32)
+    c.allreduce_max(a)
+    assert a.tolist() == [3, -1, 7] and c.rank == 0 and c.size == 1
+    c.close()
+
+
+def test_rank_bfs_refuses_bad_slices():
+    ro = np.array([0, 1, 2], dtype=np.int32)
+    ci = np.array([1, 0], dtype=np.int32)
+    with pytest.raises(InvalidArgumentError, match="owned range"):
+        RankBFS(ro, ci, 2, 2, 4, LocalComm(), xp=np)
+    with pytest.raises(InvalidArgumentError, match="shape"):
+        RankBFS(ro, ci, 0, 3, 4, LocalComm(), xp=np)
+    with pytest.raises(InvalidArgumentError, match="run from 0"):
+        RankBFS(ro + 1, ci, 0, 2, 4, LocalComm(), xp=np)
+    rb = RankBFS(ro, ci, 0, 2, 4, LocalComm(), xp=np)
+    with pytest.raises(VertexError):
+        rb.run(4)
+
+
+# --------------------------------------------------------------------------- argument checks (no GPU needed)
+@pytest.mark.parametrize("source,exc", [(-1, VertexError), (10 ** 6, VertexError), (1.0, TypeError),
+                                        (True, TypeError)])
+def test_bad_source(source, exc):
+    g, _ = ZOO["grid"]
+    with pytest.raises(exc):
+        bfs_multi_gpu(g, source, (0,))
+
+
+@pytest.mark.parametrize("devices,match", [((), "empty"), ((0, 0), "more than once"), ((0, -1), "not a CUDA"),
+                                           (("0",), "not a CUDA"), (3, "sequence")])
+def test_bad_devices(devices, match):
+    g, _ = ZOO["grid"]
+    with pytest.raises(InvalidArgumentError, match=match):
+        bfs_multi_gpu(g, 0, devices)
+
+
+def test_bad_offsets():
+    g, _ = ZOO["grid"]
+    with pytest.raises(InvalidArgumentError, match="offsets"):
+        bfs_multi_gpu(g, 0, (0,), offsets="int16")
+
+
+def test_without_gpu_says_so():
+    from autotune._backend import gpu_available
+    from autotune.errors import GPUUnavailableError
+
+    if gpu_available():
+        pytest.skip("a GPU is usable here")
+    g, _ = ZOO["grid"]
+    with pytest.raises(GPUUnavailableError, match="bfs_multi_gpu"):
+        bfs_multi_gpu(g, 0, (0, 1))
+
+
+def test_cli_usage_errors(capsys):
+    assert dist_mod.main(["grid:rows=4,cols=4", "--devices", "0,0"]) == 2
+    assert "more than once" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        dist_mod.main(["grid:rows=4,cols=4", "--devices", "a,b"])
+    assert info.value.code == 2
+
+
+def test_rank_error_pickles():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(dist_mod.RankError("rank 1 failed", 1, 3)))
+    assert e.rank == 1 and e.device == 3 and str(e) == "rank 1 failed"
+
+
+# --------------------------------------------------------------------------- GPU
+def _n_gpus():
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("offsets", [None, "int64"])
+@pytest.mark.parametrize("name", sorted(ZOO))
+def test_one_rank_exact(name, offsets):
+    g, sources = ZOO[name]
+    for s in sources:
+        d, p, info = bfs_multi_gpu(g, s, (0,), offsets=offsets)
+        _check(g, s, d, p)
+        assert info["ranks"] == 1 and info["levels"] == d.max() + 1 and info["elapsed_ms"] > 0
+        assert info["eid64"] == [offsets == "int64"]
+
+
+@pytest.mark.gpu
+def test_two_ranks_exact():
+    if _n_gpus() < 2:
+        pytest.skip(f"needs 2 GPUs, this host has {_n_gpus()}")
+    for name in sorted(ZOO):
+        g, sources = ZOO[name]
+        for s in sources:
+            d, p, info = bfs_multi_gpu(g, s, (0, 1))
+            _check(g, s, d, p)
+            assert info["ranks"] == 2 and len(info["ranges"]) == 2
+            d1, p1, _ = bfs_multi_gpu(g, s, (0,))
+            np.testing.assert_array_equal(p, p1)  # largest-id parents: the same tree as one rank
+
+
+@pytest.mark.gpu
+def test_device_that_does_not_exist():
+    with pytest.raises(InvalidArgumentError, match="do not exist"):
+        bfs_multi_gpu(ZOO["grid"][0], 0, (0, _n_gpus()))
+
+
+@pytest.mark.gpu
+def test_failing_rank_is_reported_not_hung(monkeypatch):
+    if _n_gpus() < 2:
+        pytest.skip(f"needs 2 GPUs, this host has {_n_gpus()}")
+    # a slice that RankBFS refuses in every worker: the error comes back naming a rank
+    real = dist_mod._slice_csr
+    monkeypatch.setattr(dist_mod, "_slice_csr", lambda *a, **k: (real(*a, **k)[0] + 1, real(*a, **k)[1]))
+    with pytest.raises(dist_mod.RankError, match=r"rank \d \(device \d\) failed: InvalidArgumentError"):
+        bfs_multi_gpu(ZOO["grid"][0], 0, (0, 1), timeout_s=120)
+
+
+@pytest.mark.gpu
+def test_command_line_two_ranks(capsys):
+    if _n_gpus() < 2:
+        pytest.skip(f"needs 2 GPUs, this host has {_n_gpus()}")
+    assert dist_mod.main(["kron:scale=12,edge_factor=8", "--devices", "0,1", "--validate"]) == 0
+    out = capsys.readouterr().out
+    assert "GTEPS=" in out and out.strip().endswith("valid")
