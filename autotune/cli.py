@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import sys
+import types
 
 import numpy as np
 
@@ -159,6 +160,29 @@ def _print_sssp_summary(con, g, runner_name: str, s: dict) -> None:
               + ("; validated against Dijkstra" if s.get("validated") else ""))
 
 
+def _measure_multi_gpu(g, sources, devices, validate: bool):
+    """``autotune run --devices``: the multi-GPU BFS from every source (ranks set up once), as a
+    :class:`~autotune.measure.Measurement` (device time of each traversal; with *validate*, every
+    result checked against the CPU reference)."""
+    from .distributed import bfs_multi_gpu_sources
+    from .errors import ValidationError
+    from .measure import Measurement
+    from .reference import validate_bfs
+
+    results = bfs_multi_gpu_sources(g, [int(s) for s in sources], devices)
+    deg = g.out_degrees(np)
+    name = f"multi-GPU BFS ({len(devices)} rank(s): devices {','.join(map(str, devices))})"
+    m = Measurement(name, [int(s) for s in sources], [r[2]["elapsed_ms"] for r in results],
+                    [int(deg[r[0] >= 0].sum()) for r in results], [r[2]["depth"] for r in results], "cuda-events")
+    if validate:
+        try:
+            for s, (d, p, _) in zip(sources, results):
+                validate_bfs(g, int(s), d, p)
+        except ValidationError as exc:
+            m.valid, m.error = False, str(exc)
+    return m
+
+
 def _prefetch_in_background(configs, eid64: bool = False) -> None:
     """Start compiling (or loading from CuPy's disk cache) the kernels of *configs* in a daemon
     thread, so that a first run on a fresh machine compiles while it parses the graph; the engine
@@ -202,7 +226,10 @@ def cmd_run(args) -> int:
     if any(c.algorithm != algorithm for c in configs):
         raise ConfigError("autotune run: the configs mix algorithms; run BFS and SSSP separately")
     peer_cls = ScipyDijkstraRunner if algorithm == "sssp" else ScipyRunner
-    _prefetch_in_background(configs, eid64=getattr(args, "offsets", None) == "int64")
+    if args.devices and algorithm != "bfs":
+        raise ConfigError("autotune run --devices runs BFS only (the multi-GPU BFS of autotune.distributed)")
+    if not args.devices:
+        _prefetch_in_background(configs, eid64=getattr(args, "offsets", None) == "int64")
     results = []
     for spec in expand_graphs(args.graphs):
         g = _load(spec, args)
@@ -214,8 +241,14 @@ def cmd_run(args) -> int:
             sources = np.asarray([src])
         else:
             sources = select_sources(g, args.sources, args.seed)
+        if args.devices:  # the multi-GPU BFS instead of the configs (autotune.distributed)
+            runners = [r for r in runners if isinstance(r, peer_cls)]
         ms = [measure(r, sources, validate=args.validate and not isinstance(r, peer_cls),
                       budget_s=args.peer_budget if isinstance(r, peer_cls) else None) for r in runners]
+        if args.devices:
+            m = _measure_multi_gpu(g, sources, args.devices, args.validate)
+            runners.insert(0, types.SimpleNamespace(name=m.name))
+            ms.insert(0, m)
         from .logs import weights_spec
 
         entry = {"graph": g.name, "spec": g.spec, "algorithm": algorithm, "weights": weights_spec(g),
@@ -223,7 +256,7 @@ def cmd_run(args) -> int:
                  "directed": g.directed, "sources": [int(s) for s in sources], "validated": bool(args.validate),
                  "measurements": [m.to_dict() | {"config": (r.config.to_dict() if hasattr(r, "config") else None)}
                                   for r, m in zip(runners, ms)]}
-        if args.trace or algorithm == "sssp":
+        if (args.trace or algorithm == "sssp") and not args.devices:
             eng = get_engine(g, configs[0])
             res = eng.bfs(int(sources[0]), trace=True)  # an SSSPResult from the SSSP engine
             if args.validate:
@@ -636,6 +669,17 @@ def cmd_compile(args) -> int:
 
 
 # ------------------------------------------------------------------------------------------ main
+def _device_ids(text: str) -> tuple[int, ...]:
+    """An argparse ``type``: comma-separated CUDA device ids such as ``0,1`` (distinct, >= 0)."""
+    try:
+        ids = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected device ids such as 0,1, not {text!r}") from None
+    if not ids or min(ids) < 0 or len(set(ids)) != len(ids):
+        raise argparse.ArgumentTypeError(f"expected distinct device ids >= 0 such as 0,1, not {text!r}")
+    return ids
+
+
 def _arch(text: str) -> str:
     """An argparse ``type``: a CUDA architecture such as ``sm_90`` (or ``compute_90``)."""
     import re
@@ -703,6 +747,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "sources of the same list, counted in the table); default 5")
     sp.add_argument("--trace", action="store_true", help="print the per-level trace of the first source")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    sp.add_argument("--devices", type=_device_ids, default=None, metavar="0,1",
+                    help="run the BFS over these GPUs of the host (1-D partitioned, one process per GPU, NCCL; "
+                         "autotune.distributed, a first version without knobs) instead of the configs")
     from .cli_batch import add_batch_args
 
     add_batch_args(sp)

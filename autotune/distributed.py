@@ -41,7 +41,8 @@ import numpy as np
 from ._backend import count_nonzero
 from .errors import AutotuneError, InvalidArgumentError, VertexError
 
-__all__ = ["partition_ranges", "Comm", "LocalComm", "NcclComm", "RankBFS", "RankError", "bfs_multi_gpu", "main",
+__all__ = ["partition_ranges", "Comm", "LocalComm", "NcclComm", "RankBFS", "RankError", "bfs_multi_gpu",
+           "bfs_multi_gpu_sources", "main",
            "DEFAULT_TIMEOUT_S"]
 
 #: Seconds the parent waits for the ranks' results before it gives up and terminates them.
@@ -452,7 +453,7 @@ def _check_offsets(offsets) -> str | None:
 
 # --------------------------------------------------------------------------- several processes
 def _worker(rank: int, size: int, device: int, uid, row_offsets, column_indices, lo: int, hi: int, n: int,
-            source: int, queue) -> None:
+            sources, queue) -> None:
     """Body of one rank's process: select the device, join the NCCL group, run, send the owned part."""
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
     comm = None
@@ -462,10 +463,12 @@ def _worker(rank: int, size: int, device: int, uid, row_offsets, column_indices,
         cupy.cuda.Device(device).use()
         comm = NcclComm(size, uid, rank)
         rb = RankBFS(row_offsets, column_indices, lo, hi, n, comm)
-        rb.run(source)  # warm-up: NCCL connects its channels and CuPy loads its kernels on first use
-        levels, ms = rb.run(source)
-        dist, pred = rb.result()
-        queue.put(("ok", rank, dist, pred, levels, ms, rb.eid64))
+        rb.run(sources[0])  # warm-up: NCCL connects its channels and CuPy loads its kernels on first use
+        out = []
+        for source in sources:
+            levels, ms = rb.run(source)
+            out.append((*rb.result(), levels, ms))
+        queue.put(("ok", rank, out, rb.eid64))
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it naming the rank
         import traceback
 
@@ -491,8 +494,8 @@ def _stop(procs, grace_s: float = 10.0) -> None:
             p.join(5.0)
 
 
-def _run_ranks(slices, ranges, devices, n: int, source: int, timeout_s: float) -> dict:
-    """Spawn one process per device, gather ``{rank: (dist, pred, levels, ms, eid64)}``."""
+def _run_ranks(slices, ranges, devices, n: int, sources, timeout_s: float) -> dict:
+    """Spawn one process per device, gather ``{rank: ([(dist, pred, levels, ms) per source], eid64)}``."""
     import multiprocessing
     import queue as queue_mod
 
@@ -511,7 +514,7 @@ def _run_ranks(slices, ranges, devices, n: int, source: int, timeout_s: float) -
     k = len(devices)
     procs = [ctx.Process(target=_worker, name=f"autotune-bfs-rank{r}", daemon=True,
                          args=(r, k, devices[r], uid, slices[r][0], slices[r][1], int(ranges[r]), int(ranges[r + 1]),
-                               n, source, q)) for r in range(k)]
+                               n, tuple(sources), q)) for r in range(k)]
     results: dict = {}
     ok = False
     try:
@@ -535,8 +538,8 @@ def _run_ranks(slices, ranges, devices, n: int, source: int, timeout_s: float) -
             if msg[0] == "error":
                 _, r, text, tb = msg
                 raise RankError(f"rank {r} (device {devices[r]}) failed: {text}\n{tb}", r, devices[r])
-            _, r, dist, pred, levels, ms, eid64 = msg
-            results[r] = (dist, pred, levels, ms, eid64)
+            _, r, out, eid64 = msg
+            results[r] = (out, eid64)
         ok = True
     finally:
         if ok:
@@ -595,9 +598,29 @@ def bfs_multi_gpu(graph, source, devices=(0, 1), *, offsets=None, timeout_s: flo
     RankError
         When a rank fails (its exception and traceback in the message), dies, or times out.
     """
+    (res,) = bfs_multi_gpu_sources(graph, [source], devices, offsets=offsets, timeout_s=timeout_s)
+    return res
+
+
+def bfs_multi_gpu_sources(graph, sources, devices=(0, 1), *, offsets=None,
+                          timeout_s: float = DEFAULT_TIMEOUT_S) -> list:
+    """:func:`bfs_multi_gpu` from each of *sources*, one after the other, with the ranks (processes,
+    NCCL group, slices) set up once; one warm-up traversal from the first source is not timed.
+
+    Returns
+    -------
+    list of (distances, predecessors, info)
+        One per source, as :func:`bfs_multi_gpu` returns them.
+
+    Raises
+    ------
+    Same as :func:`bfs_multi_gpu` (a bad source is reported before any rank starts).
+    """
     from ._backend import require_gpu
 
-    s = _check_source(graph, source)
+    srcs = [_check_source(graph, s) for s in sources]
+    if not srcs:
+        raise InvalidArgumentError("no sources given")
     devs = _check_devices(devices)
     offsets = _check_offsets(offsets)
     require_gpu("bfs_multi_gpu")
@@ -619,23 +642,29 @@ def bfs_multi_gpu(graph, source, devices=(0, 1), *, offsets=None, timeout_s: flo
     if len(devs) == 1:
         with cupy.cuda.Device(devs[0]):
             rb = RankBFS(slices[0][0], slices[0][1], 0, n, n, LocalComm())
-            rb.run(s)  # warm-up (first launches)
-            levels, ms = rb.run(s)
-            dist, pred = rb.result()
-        results = {0: (dist, pred, levels, ms, rb.eid64)}
+            rb.run(srcs[0])  # warm-up (first launches)
+            out = []
+            for s in srcs:
+                levels, ms = rb.run(s)
+                out.append((*rb.result(), levels, ms))
+        results = {0: (out, rb.eid64)}
     else:
-        results = _run_ranks(slices, ranges, devs, n, s, timeout_s)
-    distances = np.concatenate([results[r][0] for r in range(len(devs))]).astype(np.int32, copy=False)
-    predecessors = np.concatenate([results[r][1] for r in range(len(devs))]).astype(np.int32, copy=False)
-    levels = {results[r][2] for r in results}
-    if len(levels) != 1:
-        raise RankError(f"ranks disagree on the number of levels: {sorted(levels)}")
-    (lv,) = levels
-    info = dict(levels=lv, depth=int(distances.max()) if n else 0,
-                elapsed_ms=max(results[r][3] for r in results), ranks=len(devs), devices=list(devs),
-                ranges=[(int(ranges[r]), int(ranges[r + 1])) for r in range(len(devs))],
-                eid64=[bool(results[r][4]) for r in range(len(devs))])
-    return distances, predecessors, info
+        results = _run_ranks(slices, ranges, devs, n, srcs, timeout_s)
+    k = len(devs)
+    answers = []
+    for i in range(len(srcs)):
+        distances = np.concatenate([results[r][0][i][0] for r in range(k)]).astype(np.int32, copy=False)
+        predecessors = np.concatenate([results[r][0][i][1] for r in range(k)]).astype(np.int32, copy=False)
+        levels = {results[r][0][i][2] for r in range(k)}
+        if len(levels) != 1:
+            raise RankError(f"ranks disagree on the number of levels: {sorted(levels)}")
+        (lv,) = levels
+        info = dict(levels=lv, depth=int(distances.max()) if n else 0,
+                    elapsed_ms=max(results[r][0][i][3] for r in range(k)), ranks=k, devices=list(devs),
+                    ranges=[(int(ranges[r]), int(ranges[r + 1])) for r in range(k)],
+                    eid64=[bool(results[r][1]) for r in range(k)])
+        answers.append((distances, predecessors, info))
+    return answers
 
 
 # --------------------------------------------------------------------------- command line

@@ -496,7 +496,7 @@ def get_engine(graph: CSRGraph, config: TraversalConfig | None = None) -> Traver
 
 
 def run(graph, config: TraversalConfig | None = None, source: int = 0, *, validate: bool = False,
-        trace: bool = False, sources=None, batch=None, predecessors: bool = False):
+        trace: bool = False, sources=None, batch=None, predecessors: bool = False, devices=None):
     """Run an exact BFS or SSSP on the GPU (or a batched BFS from many sources).
 
     One call costs the device time plus a few tens of µs: the engine (buffers, kernels, CUDA graph
@@ -525,6 +525,11 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
         Knobs of the batched kernel (width, direction, block size).
     predecessors : bool
         Batched runs: also return the predecessor matrix.
+    devices : sequence of int, optional
+        Run the BFS over these GPUs of the host (:func:`autotune.distributed.bfs_multi_gpu`:
+        1-D partitioned, one process per GPU, NCCL; a first version with no knobs, so *config*
+        must be None or a BFS config and is otherwise not used); the result's arrays are NumPy
+        (gathered), ``extra`` holds ``devices``, ``ranges`` and ``levels``.
 
     Returns
     -------
@@ -540,6 +545,8 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
         from .graph import load_graph
 
         graph = load_graph(graph)
+    if devices is not None:
+        return _run_multi_gpu(graph, config, source, devices, validate)
     if sources is not None:
         from .batched import run_batch
 
@@ -569,6 +576,23 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
             from .reference import validate_bfs
 
             validate_bfs(graph, source, res.distances, res.predecessors)
+    return res
+
+
+def _run_multi_gpu(graph, config, source, devices, validate: bool) -> BFSResult:
+    """:func:`run` with ``devices``: the multi-GPU BFS as a :class:`BFSResult` (NumPy arrays)."""
+    from .distributed import bfs_multi_gpu
+
+    if config is not None and config.algorithm != "bfs":
+        raise ValueError(f"runs over several devices are BFS only; the config has algorithm={config.algorithm!r}")
+    dist, pred, info = bfs_multi_gpu(graph, source, devices)
+    res = BFSResult(source, dist, pred, info["depth"], [], info["elapsed_ms"], config=config,
+                    extra={k: info[k] for k in ("devices", "ranges", "levels", "ranks")},
+                    out_degrees=graph.out_degrees(np), host=True)
+    if validate:
+        from .reference import validate_bfs
+
+        validate_bfs(graph, int(source), dist, pred)
     return res
 
 

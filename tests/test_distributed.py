@@ -312,3 +312,59 @@ def test_command_line_two_ranks(capsys):
     assert dist_mod.main(["kron:scale=12,edge_factor=8", "--devices", "0,1", "--validate"]) == 0
     out = capsys.readouterr().out
     assert "GTEPS=" in out and out.strip().endswith("valid")
+
+
+@pytest.mark.gpu
+def test_many_sources_set_up_once_equal_single_calls():
+    """bfs_multi_gpu_sources: the ranks set up once, every source's result as bfs_multi_gpu gives it."""
+    devs = (0, 1) if _n_gpus() >= 2 else (0,)
+    g, sources = ZOO["grid"]
+    many = dist_mod.bfs_multi_gpu_sources(g, list(sources) * 2, devs)
+    assert len(many) == 2 * len(sources)
+    for (d, p, info), s in zip(many, list(sources) * 2):
+        d1, p1, _ = bfs_multi_gpu(g, s, devs)
+        np.testing.assert_array_equal(d, d1)
+        np.testing.assert_array_equal(p, p1)
+        assert info["ranks"] == len(devs) and info["elapsed_ms"] > 0
+    with pytest.raises(InvalidArgumentError, match="no sources"):
+        dist_mod.bfs_multi_gpu_sources(g, [], devs)
+
+
+@pytest.mark.gpu
+def test_run_with_devices_gives_a_validated_bfs_result():
+    import autotune as at
+
+    devs = (0, 1) if _n_gpus() >= 2 else (0,)
+    g, sources = ZOO["grid"]
+    res = at.run(g, source=int(sources[0]), devices=list(devs), validate=True)
+    ref = bfs_multi_gpu(g, int(sources[0]), devs)
+    np.testing.assert_array_equal(res.distances, ref[0])
+    assert res.extra["devices"] == list(devs) and res.depth == ref[2]["depth"] and res.elapsed_ms > 0
+    with pytest.raises(ValueError, match="BFS only"):
+        at.run(g, at.TraversalConfig(algorithm="sssp"), devices=[0])
+
+
+def test_cli_run_devices_flag_is_checked(capsys):
+    from autotune import cli
+
+    for bad in ("0,0", "a,1", "-1"):
+        with pytest.raises(SystemExit) as info:
+            cli.main(["run", "kron:scale=8", "--devices", bad])
+        assert info.value.code == 2
+        assert "device ids" in capsys.readouterr().err
+    assert cli.build_parser().parse_args(["run", "g.txt", "--devices", "0,1"]).devices == (0, 1)
+
+
+@pytest.mark.gpu
+def test_cli_run_devices(capsys):
+    import json as json_mod
+
+    from autotune import cli
+
+    devs = "0,1" if _n_gpus() >= 2 else "0"
+    assert cli.main(["run", "kron:scale=12,edge_factor=8", "--devices", devs, "--sources", "4", "--validate",
+                     "--json"]) == 0
+    (entry,) = json_mod.loads(capsys.readouterr().out)
+    first = entry["measurements"][0]
+    assert first["name"].startswith("multi-GPU BFS") and first["valid"] and len(first["times_ms"]) == 4
+    assert entry["measurements"][1]["name"].startswith("scipy")
