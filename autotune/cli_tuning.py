@@ -222,7 +222,8 @@ class _CompactModel:
 
 
 def _read_compact(path):
-    """The compact copy of the model at *path*, or None (none, stale, unreadable or not usable)."""
+    """The compact copy of the model at *path*, or None (none, stale, unreadable or not usable): the
+    one in autotune's cache folder, else the one shipped beside the model (:func:`shipped_compact_file`)."""
     key = _compact_key(path)
     if key is None:
         return None
@@ -232,11 +233,91 @@ def _read_compact(path):
 
     try:
         with np.load(_compact_file(path), allow_pickle=False) as z:
+            if json.loads(str(z["key"])) == key and bool(z["ok"]):
+                return _CompactModel(z)
+    except Exception:  # missing, partial or foreign file: the shipped copy, else the slow path answers
+        pass
+    return _read_shipped_compact(path)
+
+
+def shipped_compact_file(path):
+    """Where the compact copy shipped with the model at *path* lives: ``<stem>.compact.npz`` beside it
+    (``models/bfs_h200.compact.npz``), written by ``autotune retrain`` (:func:`write_shipped_compact`)
+    so that a machine's first ``autotune tune`` without a GPU needs no scikit-learn either."""
+    return path.with_name(path.stem + ".compact.npz")
+
+
+def _content_key(path) -> list | None:
+    """What a shipped compact copy must match: the layout and the SHA-256 of the model file and of
+    its metadata (contents, not times: a checkout or an install gives the files new times). That
+    the copy also matches the code reading it is what tests/test_cli_output.py checks in CI."""
+    import hashlib
+
+    try:
+        digests = [hashlib.sha256(p.read_bytes()).hexdigest() for p in (path, path.with_suffix(".json"))]
+    except OSError:
+        return None
+    return [_COMPACT_FORMAT, "content"] + digests
+
+
+def _sklearn_version_unimported() -> str | None:
+    """The installed scikit-learn's version from its package metadata (nothing imported), or None."""
+    try:
+        from importlib.metadata import version
+
+        return str(version("scikit-learn"))
+    except Exception:
+        return None
+
+
+def _read_shipped_compact(path):
+    """The compact copy shipped beside the model at *path* when it is this model's (content key) and
+    was made with the installed scikit-learn; else None."""
+    import json
+
+    import numpy as np
+
+    f = shipped_compact_file(path)
+    key = _content_key(path)
+    if key is None or not f.is_file():
+        return None
+    try:
+        with np.load(f, allow_pickle=False) as z:
             if json.loads(str(z["key"])) != key or not bool(z["ok"]):
                 return None
+            if str(z["sklearn_version"]) != _sklearn_version_unimported():
+                return None  # another scikit-learn: the slow path loads the model (and warns if needed)
             return _CompactModel(z)
-    except Exception:  # missing, partial or foreign file: the slow path answers (and writes a new one)
+    except Exception:
         return None
+
+
+def write_shipped_compact(path):
+    """Write the compact copy of the model at *path* beside it (:func:`shipped_compact_file`),
+    checked like the cached copies (the model's own leaves, choices and feature vectors); needs
+    scikit-learn. Returns the file written.
+
+    Raises
+    ------
+    ModelError
+        When the model cannot be reproduced by a compact copy (a vote model, no metadata).
+    """
+    from pathlib import Path
+
+    import numpy as np
+
+    from .errors import ModelError
+
+    path = Path(path)
+    key = _content_key(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arrays, ok = _compact_arrays(path, key) if key is not None else ({}, False)
+    if not ok:
+        raise ModelError(f"{path}: no compact copy can reproduce this model (a regret model with metadata is needed)")
+    out = shipped_compact_file(path)
+    np.savez_compressed(out, **arrays)
+    return out
 
 
 def _write_compact(path) -> bool:
@@ -531,6 +612,15 @@ def cmd_retrain(args) -> int:
         model = retrain(args.logs, out=args.out, estimator=estimator, device=args.device,
                         label_tolerance=args.label_tolerance, random_state=args.seed, algorithm=args.algorithm)
     _warn_to_stderr(caught)
+    if args.out:  # the compact copy beside the model: a first 'autotune tune' needs no scikit-learn
+        from pathlib import Path
+
+        from .errors import ModelError
+
+        try:
+            write_shipped_compact(Path(args.out))
+        except (ModelError, OSError) as exc:
+            print(f"autotune: warning: no compact copy written beside {args.out}: {exc}", file=sys.stderr)
     meta = model.metadata_
     study = _per_level_study(args.logs, meta)
     if args.json:

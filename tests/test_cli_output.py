@@ -287,8 +287,14 @@ def test_import_cli_is_light():
 
 
 def test_tune_fast_path_imports_no_sklearn(tmp_path):
-    """``autotune tune`` without a GPU: the rules need no scikit-learn; with the model, the first call
-    makes the compact copy (loading scikit-learn once), later processes predict from it without."""
+    """``autotune tune`` without a GPU: the rules need no scikit-learn; the shipped model answers from
+    the compact copy shipped beside it from the very first call (an empty cache folder); a model
+    without one (here a copy elsewhere): the first call makes the cached copy (loading scikit-learn
+    once), later processes predict from it without."""
+    import shutil
+
+    from autotune import cli_tuning
+
     env = _env(AUTOTUNE_CACHE_DIR=str(tmp_path / "c"))
     run = ("import autotune.cli as c, contextlib, io\n"
            "buf = io.StringIO()\n"
@@ -296,11 +302,49 @@ def test_tune_fast_path_imports_no_sklearn(tmp_path):
            "print(buf.getvalue().replace(chr(10), ' '))\n")
     mods = _modules_after(run.format(x=", '--no-model'"), env)
     assert "sklearn" not in mods and "optuna" not in mods
-    mods = _modules_after(run.format(x=""), env)  # first call with the model: makes the copy
+    src, _ = cli_tuning._model_file(None, "bfs")
+    if cli_tuning._read_shipped_compact(src) is not None:  # made with the installed scikit-learn
+        mods = _modules_after(run.format(x=""), env)
+        assert "sklearn" not in mods and "joblib" not in mods and "optuna" not in mods
+        assert not list((tmp_path / "c").glob("models/*.npz"))  # nothing to cache
+    own = tmp_path / "own"
+    own.mkdir()
+    shutil.copy(src, own / "m.joblib")
+    shutil.copy(src.with_suffix(".json"), own / "m.json")
+    env = _env(AUTOTUNE_CACHE_DIR=str(tmp_path / "c"), AUTOTUNE_MODEL=str(own / "m.joblib"))
+    mods = _modules_after(run.format(x=""), env)  # first call with this model: makes the copy
     assert "sklearn" in mods
-    assert list((tmp_path / "c" / "models").glob("bfs_h200-*.npz"))
+    assert list((tmp_path / "c" / "models").glob("m-*.npz"))
     mods = _modules_after(run.format(x=""), env)
     assert "sklearn" not in mods and "joblib" not in mods and "optuna" not in mods
+
+
+@pytest.mark.parametrize("name", ["bfs_h200", "bfs_h100", "sssp_h200"])
+def test_shipped_compact_copies_are_current(name):
+    """Each shipped model's compact copy (models/<name>.compact.npz, written by 'autotune retrain') is
+    that model's (content key) and equals the copy the current code makes from it: a change of the
+    model, of its metadata or of the code that reads features must come with a new copy
+    (python -c "from pathlib import Path; from autotune.cli_tuning import write_shipped_compact;
+    write_shipped_compact(Path('models/NAME.joblib'))")."""
+    from pathlib import Path
+
+    from autotune import cli_tuning
+
+    path = Path(cli_tuning.__file__).resolve().parent.parent / "models" / f"{name}.joblib"
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this checkout")
+    shipped = cli_tuning.shipped_compact_file(path)
+    assert shipped.is_file(), f"{shipped} missing"
+    with np.load(shipped, allow_pickle=False) as z:
+        have = {k: z[k] for k in z.files}
+    if str(have["sklearn_version"]) != cli_tuning._sklearn_version_unimported():
+        pytest.skip(f"copy made with scikit-learn {have['sklearn_version']}, "
+                    f"{cli_tuning._sklearn_version_unimported()} installed")
+    assert cli_tuning._read_shipped_compact(path) is not None
+    fresh, ok = cli_tuning._compact_arrays(path, cli_tuning._content_key(path))
+    assert ok and sorted(fresh) == sorted(have)
+    for k in fresh:
+        assert np.array_equal(np.asarray(fresh[k]), have[k]), k
 
 
 def test_default_model_path_mirror_matches_the_model_module(monkeypatch, tmp_path):
@@ -420,3 +464,27 @@ def test_fast_path_leaves_a_model_of_another_sklearn_to_the_slow_path(tmp_path, 
     assert copy is not None and copy.sklearn_version != "0.0.1"  # made, and declined by the fast path
     res = cli_tuning._fast_path(None, type("A", (), {"algorithm": "bfs"})(), str(dst))
     assert res is None
+
+
+def test_shipped_compact_copy_is_not_used_for_another_model(tmp_path):
+    """The shipped copy is keyed by the contents of the model and its metadata: copied elsewhere with
+    its model it still answers; beside a changed model (or metadata) it does not."""
+    import shutil
+
+    from autotune import cli_tuning
+
+    src, _ = cli_tuning._model_file(None, "bfs")
+    if src is None or cli_tuning._read_shipped_compact(src) is None:
+        pytest.skip("no usable shipped BFS copy (no model, or made with another scikit-learn)")
+    dst = tmp_path / "m.joblib"
+    shutil.copy(src, dst)
+    shutil.copy(src.with_suffix(".json"), tmp_path / "m.json")
+    shutil.copy(cli_tuning.shipped_compact_file(src), cli_tuning.shipped_compact_file(dst))
+    assert cli_tuning._read_shipped_compact(dst) is not None
+    meta = (tmp_path / "m.json").read_text()
+    (tmp_path / "m.json").write_text(meta + " ")
+    assert cli_tuning._read_shipped_compact(dst) is None
+    (tmp_path / "m.json").write_text(meta)
+    with open(dst, "ab") as fh:
+        fh.write(b"\0")
+    assert cli_tuning._read_shipped_compact(dst) is None
