@@ -167,7 +167,7 @@ def _module(technique: str, algorithm: str, device_id: int, eid64: bool = False,
 
 
 def _compile_module(technique: str, algorithm: str, device_id: int, eid64: bool = False, name: str | None = None):
-    """The compiled module of one instantiation *name* of *technique*'s file (memoized).
+    """Compile the module of one instantiation *name* of *technique*'s file (:func:`_module` memoizes).
 
     A module holds one kernel instantiation, so a run compiles exactly the kernels it launches
     (measured with NVRTC for sm_90: ``vertex_mapped.cu`` with its 29 BFS instantiations takes 34 s

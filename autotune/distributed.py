@@ -40,6 +40,7 @@ import numpy as np
 
 from ._backend import count_nonzero
 from .errors import AutotuneError, InvalidArgumentError, VertexError
+from .reference import _check_source  # the CPU reference's source check (TypeError / VertexError)
 
 __all__ = ["partition_ranges", "Comm", "LocalComm", "NcclComm", "RankBFS", "RankError", "bfs_multi_gpu",
            "bfs_multi_gpu_sources", "main",
@@ -418,15 +419,6 @@ class RankBFS:
 
 
 # --------------------------------------------------------------------------- argument checks
-def _check_source(graph, source) -> int:
-    if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
-        raise TypeError(f"source must be an integer vertex index, got {source!r} ({type(source).__name__})")
-    s = int(source)
-    if not 0 <= s < graph.n_vertices:
-        raise VertexError(f"source {s} is not a vertex (valid: 0..{graph.n_vertices - 1})")
-    return s
-
-
 def _check_devices(devices) -> tuple[int, ...]:
     """Device ids as a tuple; empty, duplicate, negative or non-integer ids are refused (no GPU needed)."""
     try:

@@ -130,11 +130,9 @@ class BFSResult(_LazyArrays):
         if self._edges is None:
             d = self._arrays["distances"]
             deg = self._out_degrees
-            if _is_device_array(d):
-                self._edges = masked_sum(d >= 0, deg)
-            else:
+            if not _is_device_array(d):
                 deg = deg.get() if _is_device_array(deg) else np.asarray(deg)
-                self._edges = int(np.sum(np.where(d >= 0, deg, 0), dtype=np.int64))
+            self._edges = masked_sum(d >= 0, deg)
         return self._edges
 
     @property
