@@ -38,11 +38,11 @@ USE_CUDA_GRAPHS = True
 #: Mirrors ``struct BFSState`` (kernels/traversal.cuh), 64 bytes.
 STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level", "<i4"), ("done_blocks", "<u4"),
                         ("dir", "<i4"), ("explored", "<i8"), ("iterations", "<i4"), ("pad", "<i4")], align=True)
-#: Mirrors ``struct BFSParams`` (kernels/traversal.cuh), 56 bytes.
+#: Mirrors ``struct BFSParams`` (kernels/traversal.cuh), 64 bytes.
 PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
                          ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
                          ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("eid_bytes", "<i4"),
-                         ("n_edges", "<i8")],
+                         ("inline_degree", "<i4"), ("pad", "<i4"), ("n_edges", "<i8")],
                         align=True)
 #: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 288 bytes: options and scratch buffers of
 #: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
@@ -86,7 +86,7 @@ SSSP_STATE_DTYPE = np.dtype([
 #: kernel headers by the test-suite).
 DEVICE_STRUCTS = {"BFSState": STATE_DTYPE, "BFSParams": PARAMS_DTYPE, "BFSAux": AUX_DTYPE, "OpArgs": OPARGS_DTYPE,
                   "SSSPState": SSSP_STATE_DTYPE}
-assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 56 and AUX_DTYPE.itemsize == 288
+assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 64 and AUX_DTYPE.itemsize == 288
 assert OPARGS_DTYPE.itemsize == 104 and SSSP_STATE_DTYPE.itemsize == 64
 AT_OFF = np.iinfo(np.int32).max
 #: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
@@ -184,6 +184,14 @@ def carries_prefix(config) -> bool:
     return technique(config.load_balance).frontier_prefix or config.small_frontier == "persistent"
 
 
+def persistent_name(config, wp: str) -> str:
+    """Instantiation of the persistent driver for *config* (``wp``: ``'true'``/``'false'``, whether
+    the technique's frontier carries degree prefix-sums); the in-place-expansion form when
+    ``config.inline_degree`` is on."""
+    inline = ", true" if isinstance(config.inline_degree, int) else ""
+    return f"persistent_levels<{config.block_size}, {wp}, {OPERATORS[config.algorithm]}{inline}>"
+
+
 def launch_kernels(config, pull_bitmap: bool = False) -> list[tuple[str, str]]:
     """``(kernel file, name expression)`` of the kernels the launch sequence of *config* uses (the
     algorithm's own extra kernels, e.g. SSSP's bucket moves, aside; the heavy-vertex kernel of some
@@ -204,7 +212,7 @@ def launch_kernels(config, pull_bitmap: bool = False) -> list[tuple[str, str]]:
     if config.small_frontier == "single_block":
         out.append(("single_block", f"single_block_levels<{wp}, {op}>"))
     elif config.small_frontier == "persistent":
-        out.append(("persistent", f"persistent_levels<{b}, {wp}, {op}>"))
+        out.append(("persistent", persistent_name(config, wp)))
     if config.direction == "push_pull":
         out.append(("pull", f"pull_level<{b}, {wp}, {op}>"))
         if pull_bitmap:
@@ -353,6 +361,7 @@ class TraversalEngine:
         if cfg.small_frontier != "none":
             prm["sb_limit"] = cfg.frontier_limit
             prm["sb_edge_limit"] = cfg.frontier_limit * SB_EDGE_FACTOR
+        prm["inline_degree"] = cfg.inline_degree if isinstance(cfg.inline_degree, int) else 0
         self.params_host = prm
         self.params = cupy.asarray(np.frombuffer(prm.tobytes(), dtype=np.uint8))
 
@@ -375,7 +384,7 @@ class TraversalEngine:
             self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg, e64), 1,
                                    SB_THREADS))
         elif cfg.small_frontier == "persistent":
-            k = get_kernel("persistent", f"persistent_levels<{b}, {wp}, {op}>", alg, e64)
+            k = get_kernel("persistent", persistent_name(cfg, wp), alg, e64)
             blocks = self._resident_blocks(k, b)
             if PERSISTENT_BLOCKS_PER_SM:
                 blocks = min(blocks, max(1, int(self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)))

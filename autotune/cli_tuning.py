@@ -734,9 +734,9 @@ def register(subparsers) -> None:
                          "with none / each / all of its options, push and push_pull (the crossover study); "
                          "train: the grid plus the persistent small-frontier path (the shipped model's labels); "
                          "with --algorithm sssp the same sets of SSSP configs (train: every method x delta scale on "
-                         "five main technique configs)")
+                         "five main technique configs, and Bellman-Ford's in-place expansion on the persistent ones)")
     _algorithm_arg(sp, "the traversal of the --configs set: bfs (default) or sssp (train: every SSSP method x delta "
-                       "scale on five main technique configs, 55 configs; sweep the weighted corpus "
+                       "scale on five main technique configs and the in-place expansion, 58 configs; sweep the weighted corpus "
                        "models/corpus_sssp.txt)")
     sp.add_argument("--out", required=True, metavar="logs/NAME.jsonl", help="JSONL log, appended to (resumable)")
     sp.add_argument("--sources", type=int_at_least(1), default=16, help="sources per measurement")

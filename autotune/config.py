@@ -116,6 +116,10 @@ SMALL_FRONTIER: tuple[str, ...] = ("none", "single_block", "persistent")
 #: 131072: a graph of at most that many vertices (and 16x as many edges) runs start to finish in
 #: one launch of the small-frontier kernel (its working set fits in the L2 cache of an H100/H200).
 FRONTIER_LIMITS: tuple[int, ...] = (512, 2048, 8192, 32768, 131072)
+#: SSSP Bellman-Ford on the persistent driver: an improved vertex of out-degree <= this is expanded
+#: in place by the warp that lowered its distance (its out-edges relaxed in the same iteration)
+#: instead of waiting for the next frontier; ``off`` = every improved vertex waits.
+INLINE_DEGREES: tuple[int | str, ...] = ("off", 8, 64)
 
 
 @dataclass(frozen=True)
@@ -208,7 +212,16 @@ _FIELDS: dict[str, _Field] = {
     "frontier_limit": _Field(
         allowed=FRONTIER_LIMITS, default=2048, applies=lambda v: v["small_frontier"] != "none",
         condition="small_frontier in ['persistent', 'single_block']", depends_on=("small_frontier",)),
+    "inline_degree": _Field(
+        allowed=INLINE_DEGREES, default="off",
+        applies=lambda v: v["sssp_method"] == "bellman_ford" and v["small_frontier"] == "persistent",
+        condition="sssp_method == 'bellman_ford' and small_frontier == 'persistent'",
+        depends_on=("sssp_method", "small_frontier")),
 }
+
+#: Fields added after configs were logged, with the values they leave out of the canonical JSON
+#: (so every config that existed before them keeps its id).
+_LATER_FIELDS = {"inline_degree": (None, "off")}
 
 
 #: Fields added with the second traversal: left out of a BFS config's canonical JSON.
@@ -326,6 +339,14 @@ class TraversalConfig:
     delta : {0.25, 1, 4, 16, 64} or None
         ``delta_stepping`` / ``near_far`` only: the bucket width as a multiple of
         delta_0 = 32 * mean weight / mean out-degree (*Graph Algorithms on GPUs*, §3.1).
+    inline_degree : {'off', 8, 64} or None
+        ``sssp_method='bellman_ford'`` with ``small_frontier='persistent'`` only: a vertex whose
+        distance drops and whose out-degree is at most this is expanded at once by the warp that
+        lowered it (its out-edges relaxed in the same iteration, from the distance it got) instead
+        of entering the next frontier, so an iteration advances shortest paths by up to two edges:
+        about half the iterations (and grid barriers) on long-diameter graphs such as roads.
+        Exact because frontier Bellman-Ford is label-correcting (any relaxation order converges to
+        the same distances; H-BF, *Graph Algorithms on GPUs*, §3.2). Default ``'off'``.
 
     Raises
     ------
@@ -360,6 +381,7 @@ class TraversalConfig:
     algorithm: str = "bfs"
     sssp_method: str | None = None
     delta: float | int | None = None
+    inline_degree: int | str | None = None
 
     def __post_init__(self):
         values: dict[str, Any] = {}
@@ -405,11 +427,15 @@ class TraversalConfig:
         """Canonical JSON: sorted keys, compact separators (the input of :attr:`config_id`).
 
         A BFS config leaves out the fields added with the second traversal (``algorithm='bfs'`` and
-        the neutral SSSP knobs), so BFS configs keep the ids of the logs written before them.
+        the neutral SSSP knobs), and every config leaves out later fields while they hold their
+        neutral or ``'off'`` value, so configs keep the ids of the logs written before them.
         """
         d = self.to_dict()
         if d["algorithm"] == "bfs":
             for name in _SSSP_FIELDS:
+                d.pop(name)
+        for name, neutral in _LATER_FIELDS.items():
+            if d[name] in neutral:
                 d.pop(name)
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
@@ -462,6 +488,8 @@ class TraversalConfig:
             parts.append(f"sb{self.frontier_limit}")
         elif self.small_frontier == "persistent":
             parts.append(f"persist{self.frontier_limit}")
+        if self.inline_degree not in (None, "off"):
+            parts.append(f"inline{self.inline_degree}")
         return "/".join(parts)
 
     def with_(self, **changes) -> "TraversalConfig":

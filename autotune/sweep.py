@@ -23,7 +23,8 @@ sets never hold a BFS-only value (``direction='push_pull'``, ``duplicate_culling
 ``"train"``
     What the shipped model is trained on (:func:`training_set`): the grid plus each technique's
     base config on the persistent small-frontier kernel. For SSSP (:func:`sssp_training_set`):
-    every SSSP method × Delta scale on each of five main technique configs (55 configs).
+    every SSSP method × Delta scale on each of five main technique configs, and Bellman-Ford's
+    in-place expansion on the three of them with the persistent kernel (58 configs).
 ``"portfolio"``
     A small, diverse subset derived from the config table (:func:`portfolio`): for every
     load-balancing technique, its default config and every *one-knob change* of it (each other
@@ -232,7 +233,12 @@ def sssp_training_set() -> tuple[TraversalConfig, ...]:
     Methods (Busato & Bombieri, *Graph Algorithms on GPUs*, §3): frontier Bellman-Ford (H-BF, no
     delta), Delta-stepping and near-far, the last two at every scale of
     :data:`autotune.config.DELTA_SCALES` (0.25 .. 64 x delta_0 = 32 x mean weight / mean out-degree,
-    §3.1): 1 + 2 x 5 = 11 method settings x 5 main configs = 55 configs. The method and delta decide
+    §3.1): 1 + 2 x 5 = 11 method settings x 5 main configs = 55 configs, plus Bellman-Ford with the
+    in-place expansion of degree 8 (:data:`autotune.config.INLINE_DEGREES`) on the three main
+    configs with the persistent kernel: 58 configs. (Degree 64 as well made the model worse on
+    held-out graphs: the two degrees are near-ties on most graphs and split the labels; H200 sweep of
+    27 graphs, leave-one-graph-out geomean 1.193 with both, 1.126 with 8 alone, 1.141 with neither.
+    The search still tries 64.) The method and delta decide
     how much work is redone (re-relaxations) against how many synchronised phases run; the main
     config decides how each phase's edges are spread over threads and how the small phases run.
     Paper 003's Delta rule (:func:`autotune.sssp_rules.delta_rule`) is one of them, so every graph
@@ -243,7 +249,7 @@ def sssp_training_set() -> tuple[TraversalConfig, ...]:
     tuple of TraversalConfig
         Main config by main config, methods in table order, deltas ascending.
     """
-    from .config import DELTA_SCALES, SSSP_METHODS
+    from .config import DELTA_SCALES, INLINE_DEGREES, SSSP_METHODS
 
     out: dict[str, TraversalConfig] = {}
     for main in _SSSP_MAIN_CONFIGS:
@@ -252,6 +258,11 @@ def sssp_training_set() -> tuple[TraversalConfig, ...]:
             for delta in (DELTA_SCALES if method != "bellman_ford" else (None,)):
                 c = base.with_(sssp_method=method, delta=delta)
                 out.setdefault(c.config_id, c)
+    for main in _SSSP_MAIN_CONFIGS:
+        if main.get("small_frontier") == "persistent":
+            base = TraversalConfig(algorithm="sssp", sssp_method="bellman_ford", **main)
+            c = base.with_(inline_degree=INLINE_DEGREES[1])
+            out.setdefault(c.config_id, c)
     return tuple(out.values())
 
 

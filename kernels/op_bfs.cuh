@@ -71,4 +71,8 @@ struct BFSOp {
     // binary_search's leaf pruning (its second optimization) is exact for this operator: a vertex
     // whose only out-edge leads back to its parent (or to itself) can never claim anything.
     static constexpr bool kPruneReturnLeaf = true;
+
+    // No in-place expansion (the persistent driver's inline_degree): a hop distance is the level
+    // that claims the vertex, so a vertex must wait for its level.
+    static constexpr bool kInlineExpand = false;
 };

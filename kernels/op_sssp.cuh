@@ -67,13 +67,21 @@ struct SSSPOp {
         return true;
     }
 
-    // Relax (u, v) of weight bits w. True when v joins the next frontier.
-    __device__ __forceinline__ static bool relax(const OpArgs* __restrict__ op, vid_t u, vid_t v, unsigned w, int L) {
-        const unsigned nd = add(op, distance(op, u), w);
+    // Lower v's distance to nd = du + w through u (one 64-bit atomicMin). True when v's distance
+    // dropped (a tie only may change its parent, and is not an improvement).
+    __device__ __forceinline__ static bool lower(const OpArgs* __restrict__ op, vid_t u, unsigned du, vid_t v,
+                                                 unsigned w, unsigned& nd) {
+        nd = add(op, du, w);
         const u64 key = ((u64)nd << 32) | (u64)(unsigned)u;
         if (key >= *((const volatile u64*)op->dist_pred + v)) return false;  // saves the atomic
         const u64 old = atomicMin(op->dist_pred + v, key);
-        if ((unsigned)(old >> 32) <= nd) return false;  // no shorter distance (at most a tie's parent)
+        return (unsigned)(old >> 32) > nd;
+    }
+
+    // Relax (u, v) of weight bits w. True when v joins the next frontier.
+    __device__ __forceinline__ static bool relax(const OpArgs* __restrict__ op, vid_t u, vid_t v, unsigned w, int L) {
+        unsigned nd;
+        if (!lower(op, u, distance(op, u), v, w, nd)) return false;
         if (op->method == AT_SSSP_BELLMAN_FORD || nd < *(const volatile unsigned*)&op->sst->threshold)
             return push_near(op, v, L);
         far_append(op, v);
@@ -98,6 +106,29 @@ struct SSSPOp {
 
     __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, eid_t e, int L) {
         return visit(c.op, nullptr, u, v, e, L);
+    }
+
+    // In-place expansion (the persistent driver's inline_degree; Bellman-Ford only). Relaxation in
+    // any order converges to the same distances (label-correcting: every vertex whose distance
+    // drops has its out-edges relaxed afterwards from a distance at most as large), so the thread
+    // that lowers v may relax v's out-edges itself, in the same iteration, instead of sending v to
+    // the next frontier. The driver calls improve() for the frontier's edges; for an improved v it
+    // either expands v at once (relax_from() on v's edges with the distance v got) or enters v in
+    // the next frontier (enter()). A later, shorter distance of v is handled by whoever sets it.
+    static constexpr bool kInlineExpand = true;
+    using Carry = unsigned;  // the distance bits v was lowered to
+
+    __device__ __forceinline__ static bool improve(const Ctx& c, vid_t u, vid_t v, eid_t e, unsigned& nd) {
+        return lower(c.op, u, distance(c.op, u), v, weight(c.op, e), nd);
+    }
+
+    __device__ __forceinline__ static bool enter(const Ctx& c, vid_t v, int L) { return push_near(c.op, v, L); }
+
+    // Relax (u, x) from u's distance du; true when x joins the next frontier.
+    __device__ __forceinline__ static bool relax_from(const Ctx& c, vid_t u, unsigned du, vid_t x, eid_t e, int L) {
+        unsigned nd;
+        if (!lower(c.op, u, du, x, weight(c.op, e), nd)) return false;
+        return push_near(c.op, x, L);
     }
 
     // u was appended to frontier L (if it has since been appended to L + 1 too, its remaining edges

@@ -94,16 +94,88 @@ __device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, ei
     if (out.dc_ctr != nullptr) at_warp_append_class(claim, v, deg, out);
 }
 
-template <int BLOCK, bool WITH_PREFIX, class Op>
+// One edge per lane of a persistent level with in-place expansion (persistent_levels<..., true>:
+// BFSParams.inline_degree > 0, operators with Op::kInlineExpand; every thread of the block calls it,
+// block-uniformly). The lane's edge
+// (u, v) is relaxed by Op::improve; an improved v of out-degree <= inline_degree is expanded at
+// once by its warp (its out-edges spread over the lanes by the same scan-based mapping as the
+// frontier's, relaxed from the distance v just got, Op::relax_from), so a level advances paths by
+// up to two edges and a long-diameter graph needs up to half the levels (and grid barriers);
+// other improved vertices enter the next frontier (Op::enter). Label-correcting relaxation makes
+// the order irrelevant to the result (op_sssp.cuh). Relaxations made in place are counted in
+// `inline_edges` (thread 0 of each block adds them to the state's explored edges at the end).
+template <class Op>
+__device__ __forceinline__ void persistent_inline_edge(bool active, eid_t edge, vid_t su, int L, int inline_degree,
+                                                       const typename Op::Ctx& octx, const eid_t* __restrict__ row_offsets,
+                                                       const vid_t* __restrict__ column_indices, const FrontierOut& out,
+                                                       u64* s_blk, u64* s_base, int* s_hubs, int* inline_edges) {
+    const unsigned lane = at_lane_id();
+    vid_t v = -1;
+    int vdeg = 0;
+    eid_t rs = 0;
+    bool improved = false;
+    typename Op::Carry carry{};
+    if (active) {
+        v = column_indices[edge];
+        rs = __ldg(row_offsets + v);
+        vdeg = (int)(__ldg(row_offsets + v + 1) - rs);
+        improved = Op::improve(octx, su, v, edge, carry);
+    }
+    const bool expand = improved && vdeg <= inline_degree;
+    const bool claim = improved && !expand && Op::enter(octx, v, L);
+    at_block_append(claim, v, vdeg, rs, out, s_blk, s_base, s_hubs);
+    // the expanded vertices' out-edges, 32 per round over the warp
+    const int xdeg = expand ? vdeg : 0;
+    const int xincl = at_warp_inclusive_scan(xdeg);
+    const int xtotal = __shfl_sync(AT_FULL_MASK, xincl, 31);
+    if (lane == 0 && xtotal > 0) atomicAdd(inline_edges, xtotal);
+    for (int x0 = 0; __syncthreads_or(x0 < xtotal); x0 += 32) {
+        const int x = x0 + (int)lane;
+        int pos = 0;
+#pragma unroll
+        for (int step = 16; step >= 1; step >>= 1) {
+            const int val = __shfl_sync(AT_FULL_MASK, xincl, pos + step - 1);
+            if (val <= x) pos += step;
+        }
+        const vid_t sv = __shfl_sync(AT_FULL_MASK, v, pos & 31);
+        const eid_t srs = __shfl_sync(AT_FULL_MASK, rs, pos & 31);
+        const int sincl = __shfl_sync(AT_FULL_MASK, xincl, pos & 31);
+        const int sdeg = __shfl_sync(AT_FULL_MASK, xdeg, pos & 31);
+        const typename Op::Carry scarry = __shfl_sync(AT_FULL_MASK, carry, pos & 31);
+        bool claim2 = false;
+        vid_t w = -1;
+        int wdeg = 0;
+        eid_t wrs = 0;
+        if (x < xtotal) {
+            const eid_t e2 = srs + (x - (sincl - sdeg));
+            w = column_indices[e2];
+            const eid_t rs_w = __ldg(row_offsets + w);
+            const eid_t re_w = __ldg(row_offsets + w + 1);
+            claim2 = Op::relax_from(octx, sv, scarry, w, e2, L);
+            if (claim2) {
+                wrs = rs_w;
+                wdeg = (int)(re_w - rs_w);
+            }
+        }
+        at_block_append(claim2, w, wdeg, wrs, out, s_blk, s_base, s_hubs);
+    }
+}
+
+// INLINE: the in-place expansion of BFSParams.inline_degree (a separate instantiation, so the plain
+// kernel keeps its registers).
+template <int BLOCK, bool WITH_PREFIX, class Op, bool INLINE = false>
 __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
+    static_assert(!INLINE || Op::kInlineExpand, "in-place expansion needs an operator with kInlineExpand");
     __shared__ int s_path, s_L, s_fsize;
     __shared__ eid_t s_degsum;
     __shared__ long long s_explored;
     __shared__ u64 s_blk, s_base;
     __shared__ int s_blk_hubs;
+    __shared__ int s_inline_edges;  // relaxations made in place by this block (inline_degree)
     if (threadIdx.x == 0) {
         s_blk = 0ull;
         s_blk_hubs = 0;
+        s_inline_edges = 0;
         int L, fsize;
         eid_t degsum;
         s_path = at_choose_path(st, prm, L, fsize, degsum);
@@ -119,6 +191,8 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     eid_t degsum = s_degsum;
     long long explored = s_explored;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    const int inline_degree = INLINE ? prm->inline_degree : 0;
+    int* const inline_edges = &s_inline_edges;
     const unsigned lane = at_lane_id();
     constexpr int WARPS = BLOCK / 32;
     const int warp_in_block = (int)(threadIdx.x >> 5);
@@ -174,6 +248,12 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
                 vid_t v = -1;
                 int vdeg = 0;
                 eid_t rs = 0;
+                if constexpr (INLINE) {
+                    persistent_inline_edge<Op>(e < total, sbeg + (e - (sincl - sdeg)), su, L, inline_degree, octx,
+                                               row_offsets, column_indices, out, &s_blk, &s_base, &s_blk_hubs,
+                                               inline_edges);
+                    continue;
+                }
                 if (e < total) {
                     const eid_t edge = sbeg + (e - (sincl - sdeg));
                     v = column_indices[edge];
@@ -211,8 +291,20 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
         // and a block only starts appending after its own read. The clear of slot (L+2)%3 at the
         // end of level L touches a slot last read two barriers earlier.
     }
-    if (leader) {
+    if (INLINE) {
+        // Every block adds its in-place relaxations; the leader adds the frontiers' edges. All
+        // blocks read `explored` at the start, before the first barrier, so nobody adds before
+        // every block has read it.
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            long long add = s_inline_edges;
+            if (leader) add += explored - s_explored;
+            if (add) atomicAdd((unsigned long long*)&st->explored, (unsigned long long)add);
+        }
+    } else if (leader) {
         st->explored = explored;
+    }
+    if (leader) {
         st->dir = AT_PATH_PUSH;
         __threadfence();
         st->level = L;

@@ -72,7 +72,7 @@ struct BFSState {
     int pad;
 };
 
-// 56 bytes; mirrored by autotune/_engine.py (PARAMS_DTYPE).
+// 64 bytes; mirrored by autotune/_engine.py (PARAMS_DTYPE).
 struct BFSParams {
     int n_vertices;
     int dir_mode;       // AT_DIR_*
@@ -86,9 +86,12 @@ struct BFSParams {
     int min_vw;         // BFS-4K K1 (multi-block dynamic virtual warps)
     int trace_cap;      // entries of level_sizes / level_info (level_time: + 1); later levels are not traced
     int eid_bytes;      // sizeof(eid_t) the engine built its buffers for (traversal_init traps otherwise)
+    int inline_degree;  // persistent driver, operators with kInlineExpand: improved vertices of out-degree
+                        // <= inline_degree are expanded in place (0: off)
+    int pad;
     long long n_edges;
 };
-static_assert(sizeof(BFSParams) == 56, "BFSParams must match PARAMS_DTYPE in autotune/_engine.py");
+static_assert(sizeof(BFSParams) == 64, "BFSParams must match PARAMS_DTYPE in autotune/_engine.py");
 
 
 // Dynamic state of the bucketed SSSP methods (op_sssp.cuh, sssp.cu). 64 bytes; mirrored by

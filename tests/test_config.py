@@ -33,9 +33,12 @@ BFS_FIELD_ORDER = ("load_balance", "virtual_warp_size", "min_virtual_warp_size",
 #: The fields added with the second traversal: the first rows of the table (the rules of the rest read
 #: ``algorithm``), the last fields of the dataclass, left out of a BFS config's canonical JSON.
 SSSP_FIELDS = ("algorithm", "sssp_method", "delta")
+#: Fields added later: the last rows of the table and the last fields of the dataclass, left out of the
+#: canonical JSON while neutral or 'off' (every older config keeps its id).
+LATER_FIELDS = ("inline_degree",)
 #: Table order (validation, enumeration, ``to_dict``) and dataclass order (positional construction).
-FIELD_ORDER = SSSP_FIELDS + BFS_FIELD_ORDER
-DATACLASS_ORDER = BFS_FIELD_ORDER + SSSP_FIELDS
+FIELD_ORDER = SSSP_FIELDS + BFS_FIELD_ORDER + LATER_FIELDS
+DATACLASS_ORDER = BFS_FIELD_ORDER + SSSP_FIELDS + LATER_FIELDS
 ALGOS = ("bfs", "sssp")
 SSSP_METHODS = ("bellman_ford", "delta_stepping", "near_far")
 DELTAS = (0.25, 1, 4, 16, 64)  # exact types: 0.25 a float, the others ints (1.0 is not 1)
@@ -62,6 +65,7 @@ HUBS = (64, 512, 4096)
 HUBC = ("off", "on")
 SF = ("none", "single_block", "persistent")
 FLS = (512, 2048, 8192, 32768, 131072)
+INLINE = ("off", 8, 64)
 
 #: Allowed values of every field (when it applies), in table order.
 VALUES = {"algorithm": ALGOS, "sssp_method": SSSP_METHODS, "delta": DELTAS,
@@ -69,7 +73,8 @@ VALUES = {"algorithm": ALGOS, "sssp_method": SSSP_METHODS, "delta": DELTAS,
           "work_chunk": WCH, "warp_gathering": WG, "block_gathering": BG, "supplementary_queues": SQ,
           "chunk_size": CHUNK, "dc_small": DCS, "dc_middle": DCM, "dc_large": DCL, "block_size": BS,
           "duplicate_culling": CULL, "direction": DIRS, "switch_rule": RULES, "alpha": ALPHAS, "beta": BETAS,
-          "gamma": GAMMAS, "hub_degree": HUBS, "hub_cache": HUBC, "small_frontier": SF, "frontier_limit": FLS}
+          "gamma": GAMMAS, "hub_degree": HUBS, "hub_cache": HUBC, "small_frontier": SF, "frontier_limit": FLS,
+          "inline_degree": INLINE}
 SUPPORTS = ("warp_gathering", "block_gathering", "supplementary_queues")
 DC = ("dc_small", "dc_middle", "dc_large")
 UNCONDITIONAL = ("algorithm", "load_balance", "block_size", "duplicate_culling", "direction", "small_frontier")
@@ -95,6 +100,7 @@ APPLIES = {
     "hub_degree": lambda v: v["switch_rule"] == "hub_ratio",
     "hub_cache": lambda v: v["direction"] == "push_pull",
     "frontier_limit": lambda v: v["small_frontier"] in ("single_block", "persistent"),
+    "inline_degree": lambda v: v["sssp_method"] == "bellman_ford" and v["small_frontier"] == "persistent",
 }
 DEPENDS_ON = {"sssp_method": "algorithm", "delta": "sssp_method",
               "virtual_warp_size": "load_balance", "min_virtual_warp_size": "virtual_warp_size",
@@ -103,14 +109,15 @@ DEPENDS_ON = {"sssp_method": "algorithm", "delta": "sssp_method",
               "chunk_size": "load_balance", "dc_small": "load_balance", "dc_middle": "load_balance",
               "dc_large": "load_balance", "switch_rule": "direction", "alpha": "switch_rule", "beta": "direction",
               "gamma": "switch_rule", "hub_degree": "switch_rule", "hub_cache": "direction",
-              "frontier_limit": "small_frontier"}
+              "frontier_limit": "small_frontier", "inline_degree": ("sssp_method", "small_frontier")}
 DEFAULTS = {"algorithm": "bfs", "sssp_method": "delta_stepping", "delta": 1,
             "load_balance": "vertex_mapped", "virtual_warp_size": "dynamic", "min_virtual_warp_size": 4,
             "defer_outliers": "off", "work_chunk": "static", "warp_gathering": "off", "block_gathering": "off",
             "supplementary_queues": "off", "chunk_size": "dynamic", "dc_small": 32, "dc_middle": 256,
             "dc_large": 65536, "block_size": 256, "duplicate_culling": "none", "direction": "push",
             "switch_rule": "alpha_beta", "alpha": 15, "beta": 18, "gamma": 0.3, "hub_degree": 512,
-            "hub_cache": "off", "small_frontier": "single_block", "frontier_limit": 2048}
+            "hub_cache": "off", "small_frontier": "single_block", "frontier_limit": 2048,
+            "inline_degree": "off"}
 #: Values invalid with another field's value, whatever else is given: (field, value) -> (field, value).
 #: SSSP relaxes by push only (pull levels are BFS's any-parent operator) and without the hash culling
 #: (dropping a repeated neighbour is exact only for BFS's claim-once operator).
@@ -118,7 +125,7 @@ EXCLUDED = {("direction", "push_pull"): ("algorithm", "sssp"), ("duplicate_culli
 #: The table size, group by group (see test_count_configs_full_table). The BFS part is the whole table of
 #: the release before SSSP.
 N_BFS_CONFIGS = 25_284_864
-N_SSSP_CONFIGS = 1_905_024
+N_SSSP_CONFIGS = 2_062_464
 N_CONFIGS = N_BFS_CONFIGS + N_SSSP_CONFIGS
 DEFAULT_JSON = ('{"alpha":null,"beta":null,"block_gathering":"off","block_size":256,"chunk_size":null,'
                 '"dc_large":null,"dc_middle":null,"dc_small":null,"defer_outliers":"off","direction":"push",'
@@ -331,6 +338,8 @@ def expected_fields(**kwargs):
         # small frontier: a limit with the single-block and the persistent kernels
         sf = always("small_frontier")
         when("frontier_limit", sf in ("single_block", "persistent"))
+        # in-place expansion: SSSP Bellman-Ford on the persistent kernel only
+        when("inline_degree", m == "bellman_ford" and sf == "persistent")
     except _Invalid:
         return None
     return {name: out[name] for name in FIELD_ORDER}
@@ -375,6 +384,8 @@ def expected_label(c: TraversalConfig) -> str:
         s += f"/sb{c.frontier_limit}"
     elif c.small_frontier == "persistent":
         s += f"/persist{c.frontier_limit}"
+    if c.inline_degree not in (None, "off"):
+        s += f"/inline{c.inline_degree}"
     return s
 
 
@@ -429,16 +440,18 @@ def _expected_iter(V=VALUES):
                     for b, g, h, hc in itertools.product(V["beta"], V["gamma"], V["hub_degree"], V["hub_cache"]):
                         yield dict(direction=d, switch_rule=sr, beta=b, gamma=g, hub_degree=h, hub_cache=hc)
 
-    def small_frontier():
+    def small_frontier(method):
         for sf in V["small_frontier"]:
             for fl in (V["frontier_limit"] if sf != "none" else (None,)):
-                yield dict(small_frontier=sf, frontier_limit=fl)
+                inline = V["inline_degree"] if (method == "bellman_ford" and sf == "persistent") else (None,)
+                for inl in inline:
+                    yield dict(small_frontier=sf, frontier_limit=fl, inline_degree=inl)
 
     for tr in traversals():
         sssp = tr["algorithm"] == "sssp"
         culls = tuple(c for c in V["duplicate_culling"] if not (sssp and c == "hash"))  # hash: BFS-only
         for t, bs, cull, d, s in itertools.product(technique(), V["block_size"], culls, list(directions(sssp)),
-                                                   list(small_frontier())):
+                                                   list(small_frontier(tr.get("sssp_method")))):
             yield {**none, **tr, **t, "block_size": bs, "duplicate_culling": cull, **d, **s}
 
 
@@ -459,8 +472,12 @@ def _expected_count(V=VALUES) -> int:
     n_dir = {"bfs": sum(1 if d == "push" else n_pp for d in V["direction"]),
              "sssp": sum(d == "push" for d in V["direction"])}
     n_sf = sum(1 if s == "none" else len(V["frontier_limit"]) for s in V["small_frontier"])
-    return (sum(per_lb[lb] for lb in V["load_balance"]) * len(V["block_size"]) * n_sf
-            * sum(n_trav[a] * n_cull[a] * n_dir[a] for a in V["algorithm"]))
+    # Bellman-Ford's persistent kernel also takes the in-place expansion's degrees
+    n_sf_bf = n_sf + ("persistent" in V["small_frontier"]) * len(V["frontier_limit"]) * (len(V["inline_degree"]) - 1)
+    n_bf = ("bellman_ford" in V["sssp_method"])
+    n_sf_sssp = (n_trav["sssp"] - n_bf) * n_sf + n_bf * n_sf_bf
+    return (sum(per_lb[lb] for lb in V["load_balance"]) * len(V["block_size"])
+            * sum((n_sf_sssp if a == "sssp" else n_sf * n_trav[a]) * n_cull[a] * n_dir[a] for a in V["algorithm"]))
 
 
 def _allowed_here(name, values) -> tuple:
@@ -529,6 +546,8 @@ def _canonical_json(d: dict) -> str:
     if d["algorithm"] == "bfs":
         assert (d["sssp_method"], d["delta"]) == (None, None), d
         d = {k: v for k, v in d.items() if k not in SSSP_FIELDS}
+    # later fields are left out while neutral or off (the configs before them keep their ids)
+    d = {k: v for k, v in d.items() if not (k in LATER_FIELDS and v in (None, "off"))}
     return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
@@ -568,6 +587,7 @@ CAND = {
     "hub_cache": HUBC + (None, True, "yes"),
     "small_frontier": SF + (None, "multi_block"),
     "frontier_limit": FLS + (None, 1024, 2048.0, True),
+    "inline_degree": INLINE + (None, "on", 16, 8.0, True),
 }
 TECHNIQUE_FIELDS = BFS_FIELD_ORDER[1:12]
 
@@ -595,6 +615,7 @@ def test_module_constants_match_design():
     assert m.ALPHAS == ALPHAS and m.BETAS == BETAS and m.GAMMAS == GAMMAS and m.HUB_DEGREES == HUBS
     assert m.HUB_CACHE == HUBC and m.SMALL_FRONTIER == SF and m.FRONTIER_LIMITS == FLS
     assert m.ALGORITHMS == ALGOS and m.SSSP_METHODS == SSSP_METHODS and m.DELTA_SCALES == DELTAS
+    assert m.INLINE_DEGREES == INLINE
     assert tuple(map(type, m.DELTA_SCALES)) == (float, int, int, int, int)
     # the technique names come from the registry, in the same order
     from autotune.techniques import TECHNIQUES
@@ -611,7 +632,7 @@ def test_module_constants_match_design():
         assert tuple(map(type, spec.allowed)) == tuple(map(type, VALUES[name])), name
         assert spec.default == DEFAULTS[name] and type(spec.default) is type(DEFAULTS[name]), name
         assert spec.conditional == (name in APPLIES), name
-        assert spec.depends_on == ((DEPENDS_ON[name],) if name in APPLIES else ()), name
+        assert spec.depends_on == (_deps(name) if name in DEPENDS_ON else ()), name
         assert {(name, v): (f, fv) for v, (f, fv, _why) in spec.excluded_by.items()} == {
             k: e for k, e in EXCLUDED.items() if k[0] == name}, name
 
@@ -658,7 +679,8 @@ def test_default_config():
                            "chunk_size": None, "dc_small": None, "dc_middle": None, "dc_large": None,
                            "block_size": 256, "duplicate_culling": "none", "direction": "push",
                            "switch_rule": None, "alpha": None, "beta": None, "gamma": None, "hub_degree": None,
-                           "hub_cache": None, "small_frontier": "single_block", "frontier_limit": 2048}
+                           "hub_cache": None, "small_frontier": "single_block", "frontier_limit": 2048,
+                           "inline_degree": None}
     assert c.to_dict() == expected_fields()
     assert c.label == "vertex_mapped/vw=dynamic(min4)/b256/push/sb2048"
 
@@ -683,7 +705,8 @@ def test_sssp_config_ids_pinned(kwargs, canonical, cid):
     c = TraversalConfig(**kwargs)
     assert c.algorithm == "sssp"
     assert c.to_json() == canonical == _canonical_json(c.to_dict())
-    assert tuple(json.loads(canonical)) == tuple(sorted(FIELD_ORDER))  # every field, the SSSP ones included
+    # every field, the SSSP ones included (the later ones only when on)
+    assert tuple(json.loads(canonical)) == tuple(sorted(set(FIELD_ORDER) - set(LATER_FIELDS)))
     assert "c-" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12] == cid
     assert c.config_id == cid
     assert TraversalConfig.from_json(canonical) == c
@@ -719,10 +742,11 @@ def test_count_configs_full_table(monkeypatch):
     # BFS: block sizes 4 x culling 2; directions: push 1 + push_pull (alpha_beta 3 x 3 + hub_ratio 3 x 3 x 3)
     #   x hub cache 2 = 73; small frontier: none 1 + (single_block, persistent) x 5 limits = 11
     # SSSP: methods bellman_ford 1 + (delta_stepping, near_far) x 5 deltas = 11; block sizes 4 x culling 1
-    #   (no hash) x direction 1 (push only) x small frontier 9
+    #   (no hash) x direction 1 (push only) x small frontier 11, but Bellman-Ford's persistent kernel
+    #   x 3 inline degrees: 1 + 5 + 5 x 3 = 21
     assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 73 * 11 == N_BFS_CONFIGS
-    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 11 * 4 * 1 * 1 * 11 == N_SSSP_CONFIGS
-    assert N_CONFIGS == 27_189_888
+    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 1 * 1 * (10 * 11 + 1 * 21) == N_SSSP_CONFIGS
+    assert N_CONFIGS == 27_347_328
     assert _expected_count() == N_CONFIGS
     assert _expected_count({**VALUES, "algorithm": ("bfs",)}) == N_BFS_CONFIGS
     assert _expected_count({**VALUES, "algorithm": ("sssp",)}) == N_SSSP_CONFIGS
@@ -734,8 +758,8 @@ def test_count_configs_full_table(monkeypatch):
         assert count_configs() == n, alg
 
 
-@pytest.mark.parametrize("V, n, has_default", [(SMALL_V, 3510 + 675, False), (SMALL_BFS_V, 3510, False),
-                                                (SMALL_SSSP_V, 675, False), (PREV_V, 7696, True)],
+@pytest.mark.parametrize("V, n, has_default", [(SMALL_V, 3510 + 783, False), (SMALL_BFS_V, 3510, False),
+                                                (SMALL_SSSP_V, 783, False), (PREV_V, 7696, True)],
                          ids=["small", "small_bfs", "small_sssp", "previous_release"])
 def test_iter_and_count_configs_on_a_restricted_table(monkeypatch, V, n, has_default):
     """On a table of the same rules with fewer values, iter_configs yields exactly the design table's
@@ -1439,11 +1463,17 @@ def test_with_explicit_fields_validated():
         ab.with_(direction="push", hub_cache="on")
 
 
+def _deps(field) -> tuple:
+    """The fields *field*'s applicability reads (DEPENDS_ON holds one name or a tuple)."""
+    d = DEPENDS_ON[field]
+    return (d,) if isinstance(d, str) else d
+
+
 def _closure(fields):
     """*fields* plus every field their applicability depends on (transitively)."""
     out = set(fields)
     while True:
-        more = {DEPENDS_ON[f] for f in out if f in DEPENDS_ON} - out
+        more = {d for f in out if f in DEPENDS_ON for d in _deps(f)} - out
         if not more:
             return out
         out |= more
@@ -1503,12 +1533,15 @@ def test_json_round_trip(c):
     assert TraversalConfig.from_json(s) == c
     assert TraversalConfig.from_dict(c.to_dict()) == c
     assert TraversalConfig.from_dict(json.loads(s)) == c
+    # later fields only when on (neutral or 'off': left out, so older configs keep their ids)
+    later = {k: getattr(c, k) for k in LATER_FIELDS if getattr(c, k) not in (None, "off")}
     if c.algorithm == "bfs":  # every BFS-table field, null when neutral; the SSSP fields left out
-        assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k not in SSSP_FIELDS}
+        assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k in BFS_FIELD_ORDER}
         assert tuple(json.loads(s)) == tuple(sorted(BFS_FIELD_ORDER))
+        assert not later
     else:  # every field, null when neutral
-        assert json.loads(s) == c.to_dict()
-        assert tuple(json.loads(s)) == tuple(sorted(FIELD_ORDER))
+        assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k not in LATER_FIELDS} | later
+        assert tuple(json.loads(s)) == tuple(sorted(set(SSSP_FIELDS + BFS_FIELD_ORDER) | set(later)))
     assert s == _canonical_json(c.to_dict())
     back = TraversalConfig.from_json(s)
     assert back.config_id == c.config_id and back.label == c.label
@@ -1594,7 +1627,9 @@ def test_sssp_json_round_trip():
     assert len(SSSP_ALL) >= 1500
     for c in SSSP_ALL:
         s = c.to_json()
-        assert s == _canonical_json(c.to_dict()) and tuple(json.loads(s)) == tuple(sorted(FIELD_ORDER))
+        on = {k for k in LATER_FIELDS if getattr(c, k) not in (None, "off")}
+        assert s == _canonical_json(c.to_dict())
+        assert tuple(json.loads(s)) == tuple(sorted(set(SSSP_FIELDS + BFS_FIELD_ORDER) | on))
         d = json.loads(s)
         assert (d["algorithm"], d["sssp_method"], d["delta"]) == (c.algorithm, c.sssp_method, c.delta)
         assert d["direction"] == "push" and d["duplicate_culling"] == "none"
@@ -1629,7 +1664,7 @@ def test_schema1_dicts_load_as_bfs_with_same_id():
             TraversalConfig.from_dict({**json.loads(canonical), "sssp_method": "bellman_ford"})
     # every sampled BFS config: its record without the SSSP keys gives it back, with the schema-1 id
     for c in BFS_ALL:
-        old = {k: v for k, v in c.to_dict().items() if k not in SSSP_FIELDS}
+        old = {k: v for k, v in c.to_dict().items() if k in BFS_FIELD_ORDER}
         back = TraversalConfig.from_dict(old)
         assert back == c and back.config_id == c.config_id == _canonical_id(c.to_dict())
         assert back.config_id == "c-" + hashlib.sha256(
@@ -1647,3 +1682,28 @@ def test_distinct_configs_distinct_ids():
         assert ids.setdefault(c.config_id, c) == c
         assert TraversalConfig.from_json(c.to_json()) == c
     assert len(ids) == len(ALL)
+
+
+def test_inline_degree_applies_to_bellman_ford_on_the_persistent_kernel_only():
+    """inline_degree: Bellman-Ford + persistent only, 'off' by default there (leaving every older SSSP
+    config its id), named in the label when on, and rejected elsewhere naming the rule."""
+    base = dict(algorithm="sssp", sssp_method="bellman_ford", load_balance="binary_search",
+                small_frontier="persistent", frontier_limit=32768)
+    off = TraversalConfig(**base)
+    assert off.inline_degree == "off" and "inline" not in off.label
+    assert "inline_degree" not in json.loads(off.to_json())
+    assert off.config_id == _canonical_id({k: v for k, v in off.to_dict().items()})
+    on = off.with_(inline_degree=64)
+    assert on.label.endswith("/persist32768/inline64") and json.loads(on.to_json())["inline_degree"] == 64
+    assert on.config_id != off.config_id and TraversalConfig.from_json(on.to_json()) == on
+    # leaving the persistent kernel or Bellman-Ford drops it
+    assert on.with_(small_frontier="single_block").inline_degree is None
+    assert on.with_(sssp_method="near_far").inline_degree is None
+    for bad in (dict(base, small_frontier="single_block", inline_degree=8),
+                dict(base, sssp_method="near_far", delta=4, inline_degree=8),
+                dict(load_balance="binary_search", small_frontier="persistent", frontier_limit=2048, inline_degree=8)):
+        with pytest.raises(ValueError, match=r"TraversalConfig\.inline_degree=8 does not apply.*sssp_method == "
+                                             r"'bellman_ford' and small_frontier == 'persistent'"):
+            TraversalConfig(**bad)
+    with pytest.raises(ValueError, match=r"TraversalConfig\.inline_degree: invalid value 16; allowed: 'off', 8, 64"):
+        TraversalConfig(**base, inline_degree=16)

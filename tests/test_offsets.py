@@ -28,7 +28,7 @@ def test_past_the_limits_is_the_projects_error():
 
 def test_the_64_bit_modules_are_built_with_their_define():
     assert EID64_OPTION in _options(True) and EID64_OPTION not in _options(False)
-    assert "eid_bytes" in PARAMS_DTYPE.names and PARAMS_DTYPE.itemsize == 56
+    assert "eid_bytes" in PARAMS_DTYPE.names and PARAMS_DTYPE.itemsize == 64
 
 
 def test_device_plan_counts_64_bit_prefix_buffers():

@@ -81,10 +81,17 @@ def test_sssp_training_set_is_every_method_and_delta_on_the_main_configs():
 
     t = sssp_training_set()
     assert t == training_set("sssp") == resolve_configs("train", "sssp")
-    assert 40 <= len(t) <= 60 and len(t) == len(_SSSP_MAIN_CONFIGS) * (1 + 2 * len(DELTA_SCALES)) == 55
+    persistent = [m for m in _SSSP_MAIN_CONFIGS if m.get("small_frontier") == "persistent"]
+    assert len(t) == len(_SSSP_MAIN_CONFIGS) * (1 + 2 * len(DELTA_SCALES)) + len(persistent) == 58
     assert len({c.config_id for c in t}) == len(t)
+    # Bellman-Ford's in-place expansion (degree 8) on each main config of the persistent kernel
+    inline = [c for c in t if c.inline_degree not in (None, "off")]
+    assert {(c.with_(inline_degree="off"), c.inline_degree) for c in inline} == {
+        (TraversalConfig(algorithm="sssp", sssp_method="bellman_ford", **m), 8) for m in persistent}
     mains = set()
     for c in t:
+        if c.inline_degree not in (None, "off"):
+            continue
         assert c.algorithm == "sssp" and c.direction == "push" and c.duplicate_culling == "none"
         main = c.with_(sssp_method="delta_stepping", delta=1)  # only the method and delta vary per main config
         mains.add(main)
