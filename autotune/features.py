@@ -486,14 +486,22 @@ def sample_sources(graph, n_sources: int = 8, seed: int = 0, *, xp=None) -> np.n
 def _cpu_traversals(graph, sources: np.ndarray, degrees: np.ndarray) -> np.ndarray:
     """``(depth, vertices reached, out-edges of the reached vertices)`` per source, shape
     (len(sources), 3), int64: SciPy's BFS on the host."""
-    from .reference import _bfs_order_depths, _csgraph
+    from scipy.sparse.csgraph import breadth_first_order
+
+    from .reference import _csgraph
 
     csgraph = _csgraph(graph)
-    n = graph.n_vertices
     out = np.zeros((len(sources), 3), dtype=np.int64)
     for i, s in enumerate(sources):
-        order, depth, _ = _bfs_order_depths(csgraph, int(s), n)
-        out[i] = (int(depth.max()), int(order.size), int(degrees[order].sum()))
+        s = int(s)
+        order, pred = breadth_first_order(csgraph, s, directed=True, return_predecessors=True)
+        # BFS order is level order: the last vertex is a deepest one, and its tree path back to the
+        # source (one step per level, O(depth)) is the eccentricity; no per-vertex depths needed
+        v, depth = int(order[-1]), 0
+        while v != s:
+            v = int(pred[v])
+            depth += 1
+        out[i] = (depth, int(order.size), int(degrees[order].sum()))
     return out
 
 
