@@ -94,6 +94,19 @@ __device__ __forceinline__ void at_block_append(bool claim, vid_t v, int deg, ei
     if (out.dc_ctr != nullptr) at_warp_append_class(claim, v, deg, out);
 }
 
+// The lane that owns a warp's edge e (warp-level scan-based mapping): the first lane whose inclusive
+// prefix-sum of degrees `incl` exceeds e, by a binary search over the lanes' prefixes with
+// __shfl_sync (every lane of the converged warp calls it).
+__device__ __forceinline__ int at_warp_edge_owner(int incl, int e) {
+    int pos = 0;
+#pragma unroll
+    for (int step = 16; step >= 1; step >>= 1) {
+        const int val = __shfl_sync(AT_FULL_MASK, incl, pos + step - 1);
+        if (val <= e) pos += step;
+    }
+    return pos & 31;
+}
+
 // One edge per lane of a persistent level with in-place expansion (persistent_levels<..., true>:
 // BFSParams.inline_degree > 0, operators with Op::kInlineExpand; every thread of the block calls it,
 // block-uniformly). The lane's edge
@@ -131,17 +144,12 @@ __device__ __forceinline__ void persistent_inline_edge(bool active, eid_t edge, 
     if (lane == 0 && xtotal > 0) atomicAdd(inline_edges, xtotal);
     for (int x0 = 0; __syncthreads_or(x0 < xtotal); x0 += 32) {
         const int x = x0 + (int)lane;
-        int pos = 0;
-#pragma unroll
-        for (int step = 16; step >= 1; step >>= 1) {
-            const int val = __shfl_sync(AT_FULL_MASK, xincl, pos + step - 1);
-            if (val <= x) pos += step;
-        }
-        const vid_t sv = __shfl_sync(AT_FULL_MASK, v, pos & 31);
-        const eid_t srs = __shfl_sync(AT_FULL_MASK, rs, pos & 31);
-        const int sincl = __shfl_sync(AT_FULL_MASK, xincl, pos & 31);
-        const int sdeg = __shfl_sync(AT_FULL_MASK, xdeg, pos & 31);
-        const typename Op::Carry scarry = __shfl_sync(AT_FULL_MASK, carry, pos & 31);
+        const int pos = at_warp_edge_owner(xincl, x);
+        const vid_t sv = __shfl_sync(AT_FULL_MASK, v, pos);
+        const eid_t srs = __shfl_sync(AT_FULL_MASK, rs, pos);
+        const int sincl = __shfl_sync(AT_FULL_MASK, xincl, pos);
+        const int sdeg = __shfl_sync(AT_FULL_MASK, xdeg, pos);
+        const typename Op::Carry scarry = __shfl_sync(AT_FULL_MASK, carry, pos);
         bool claim2 = false;
         vid_t w = -1;
         int wdeg = 0;
@@ -233,17 +241,11 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
             const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
             for (int e0 = 0; __syncthreads_or(e0 < total); e0 += 32) {  // rounds of 32 edges per warp
                 const int e = e0 + (int)lane;
-                // owner = first lane whose inclusive prefix exceeds e
-                int pos = 0;
-#pragma unroll
-                for (int step = 16; step >= 1; step >>= 1) {
-                    const int val = __shfl_sync(AT_FULL_MASK, incl, pos + step - 1);
-                    if (val <= e) pos += step;
-                }
-                const vid_t su = __shfl_sync(AT_FULL_MASK, u, pos & 31);
-                const eid_t sbeg = __shfl_sync(AT_FULL_MASK, beg, pos & 31);
-                const int sincl = __shfl_sync(AT_FULL_MASK, incl, pos & 31);
-                const int sdeg = __shfl_sync(AT_FULL_MASK, deg, pos & 31);
+                const int pos = at_warp_edge_owner(incl, e);
+                const vid_t su = __shfl_sync(AT_FULL_MASK, u, pos);
+                const eid_t sbeg = __shfl_sync(AT_FULL_MASK, beg, pos);
+                const int sincl = __shfl_sync(AT_FULL_MASK, incl, pos);
+                const int sdeg = __shfl_sync(AT_FULL_MASK, deg, pos);
                 bool claim = false;
                 vid_t v = -1;
                 int vdeg = 0;
