@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
 
     int L, fsize;
     eid_t total;
-    if (at_choose_path(st, prm, L, fsize, total) != AT_PATH_PUSH) return;  // block-uniform
+    if (at_block_path(st, prm, L, fsize, total) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
     const eid_t* prefix_in = (L & 1) ? p1 : p0;

@@ -36,7 +36,7 @@ template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
     int L, fsize;
     eid_t degsum;
-    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;  // block-uniform
+    if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;  // block-uniform
     at_hash_init(aux);
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
     const long long m = prm->n_edges;

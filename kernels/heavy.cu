@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
     if (aux->push_finishes) return;  // the push kernel closed the level itself: nothing to do here
     int L, fsize;
     eid_t degsum;
-    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
+    if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
                      L};

@@ -48,7 +48,7 @@ template <class Op>
 __global__ void pull_bitmap(AT_LEVEL_ARGS) {
     int L, fsize;
     eid_t degsum;
-    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
+    if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
     unsigned* bits = aux->frontier_bits;
     if (bits == nullptr) return;
     const int n = prm->n_vertices;
@@ -76,7 +76,7 @@ template <int BLOCK, bool WITH_PREFIX, class Op>
 __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     int L, fsize;
     eid_t degsum;
-    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
+    if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
     __shared__ vid_t s_hubs[AT_HUB_CACHE_SIZE];
     const int n_cache = aux->n_hub_cache;

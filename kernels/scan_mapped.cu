@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
 
     int L, fsize;
     eid_t degsum;
-    if (at_choose_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
+    if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),

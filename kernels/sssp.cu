@@ -67,7 +67,7 @@ __global__ void sssp_bucket_check(AT_LEVEL_ARGS) {
 template <bool WITH_PREFIX>
 __global__ void sssp_r_move(AT_LEVEL_ARGS) {
     SSSPState* s = op->sst;
-    if (*(volatile int*)&s->action != AT_ACTION_R_MOVE) return;  // grid-uniform
+    if (at_block_flag(&s->action) != AT_ACTION_R_MOVE) return;  // grid-uniform
     const int L = ((const volatile BFSState*)st)->level;
     const int n = min(*(volatile int*)&s->r_count, op->capacity);
     const FrontierOut out = at_frontier_out(L - 1, f0, f1, p0, p1, r0, r1, st, prm, aux);  // writes frontier L
@@ -100,7 +100,7 @@ __global__ void sssp_r_move(AT_LEVEL_ARGS) {
 // Smallest live far distance, then the next threshold (last block).
 __global__ void sssp_far_min(AT_LEVEL_ARGS) {
     SSSPState* s = op->sst;
-    if (*(volatile int*)&s->action != AT_ACTION_FAR) return;  // grid-uniform
+    if (at_block_flag(&s->action) != AT_ACTION_FAR) return;  // grid-uniform
     const int cur = *(volatile int*)&s->far_cur;
     const int n = min(*(volatile int*)&s->far_count[cur], op->capacity);
     const unsigned t = *(volatile unsigned*)&s->threshold;
@@ -137,7 +137,7 @@ __global__ void sssp_far_min(AT_LEVEL_ARGS) {
 template <bool WITH_PREFIX>
 __global__ void sssp_far_split(AT_LEVEL_ARGS) {
     SSSPState* s = op->sst;
-    if (*(volatile int*)&s->split == 0) return;  // grid-uniform (set by the previous launch)
+    if (at_block_flag(&s->split) == 0) return;  // grid-uniform (set by the previous launch)
     int L;
     sssp_frontier_empty(st, L);
     const int cur = *(volatile int*)&s->far_cur, nxt = cur ^ 1;

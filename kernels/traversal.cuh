@@ -356,6 +356,42 @@ __device__ __forceinline__ int at_choose_path(const BFSState* st, const BFSParam
     return at_decide_path(fsize, degsum, vs->hub_ctr[L % 3], vs->explored, vs->dir, prm);
 }
 
+// at_choose_path for the multi-block level kernels, whose every thread needs the answer: thread 0
+// reads the state and the block gets the answer through shared memory. Every thread of the block
+// must call it, once, at the start of the kernel (it holds a __syncthreads). Reading the state in
+// every thread made each of the grid's warps load the same L2 line several times: with ~800 blocks
+// an empty launch (a round whose level is not this kernel's path) cost ~10 us instead of ~2 us on
+// an H200 (same-address requests serialise at one L2 slice), and every launch round pays it once per
+// multi-block kernel.
+__device__ __forceinline__ int at_block_path(const BFSState* st, const BFSParams* prm, int& L, int& fsize,
+                                             eid_t& degsum) {
+    __shared__ int s_path, s_level, s_fsize;
+    __shared__ eid_t s_degsum;
+    if (threadIdx.x == 0) {
+        int l, f;
+        eid_t d;
+        s_path = at_choose_path(st, prm, l, f, d);
+        s_level = l;
+        s_fsize = f;
+        s_degsum = d;
+    }
+    __syncthreads();
+    L = s_level;
+    fsize = s_fsize;
+    degsum = s_degsum;
+    return s_path;
+}
+
+// A flag another launch wrote (volatile), read by thread 0 and given to the whole block: the early
+// exit of grid-wide kernels that act only in some rounds (see at_block_path). Every thread of the
+// block must call it, once, at the start of the kernel.
+__device__ __forceinline__ int at_block_flag(const int* p) {
+    __shared__ int s_flag;
+    if (threadIdx.x == 0) s_flag = *(const volatile int*)p;
+    __syncthreads();
+    return s_flag;
+}
+
 // BFS-4K section 5.2: lower nearest power of two of resident_threads / |F|, clamped to [min_vw, 32].
 __device__ __forceinline__ int at_dynamic_vw(int resident, int fsize, int min_vw) {
     const int ratio = resident / fsize;
