@@ -360,7 +360,14 @@ def test_training_set_is_grid_plus_persistent_bases():
     g = grid()
     assert set(g) <= set(t) and len(set(t)) == len(t)
     extra = [c for c in t if c not in g]
+    small = [c for c in extra if c.block_size == 128 and c.frontier_limit != 32768 or c.small_frontier == "single_block"]
+    assert len(small) == 4 and all(c.block_size == 128 for c in small)
+    assert {(c.load_balance, c.small_frontier, c.frontier_limit) for c in small} == {
+        ("binary_search", "single_block", 512), ("binary_search", "single_block", 2048),
+        ("binary_search", "single_block", 32768), ("scan_mapped", "persistent", 8192)}
+    extra = [c for c in extra if c not in small]
     assert len(extra) == 2 * len(_FIELDS["load_balance"].allowed) + 2
+    assert len(t) == 58
     assert all(c.small_frontier == "persistent" for c in extra)
     wide = [c for c in extra if c.frontier_limit == 32768]
     assert len(wide) == 2 and {c.direction for c in wide} == {"push", "push_pull"}
