@@ -21,8 +21,9 @@
 // which path runs it (at_choose_path: single-block, multi-block push or multi-block pull; all blocks
 // of all kernels reach the same decision from the same state; the multi-block kernels read it in one
 // thread per block, at_block_path), exits at once if that path is not its own, and the last block
-// to finish a level (threadfence + atomic "last block done") advances the state. The host therefore enqueues the same launches over and over with the same arguments and
-// reads the 64-byte state back once per batch of levels, only to learn whether to stop.
+// to finish a level (threadfence + atomic "last block done") advances the state. The host therefore
+// enqueues the same launches over and over with the same arguments and reads the 64-byte state back
+// once per batch of levels, only to learn whether to stop.
 //
 // Each frontier counter packs  (sum of out-degrees of the frontier's vertices) << AT_COUNT_BITS | (size).
 // Level L reads ctr[L % 3], appends into ctr[(L+1) % 3] with warp-aggregated 64-bit atomicAdd and
