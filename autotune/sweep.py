@@ -22,7 +22,8 @@ sets never hold a BFS-only value (``direction='push_pull'``, ``duplicate_culling
     2 * 10**7 configs) is for the search to sample, not for a sweep.
 ``"train"``
     What the shipped model is trained on (:func:`training_set`): the grid plus each technique's
-    base config on the persistent small-frontier kernel. For SSSP (:func:`sssp_training_set`):
+    base config on the persistent small-frontier kernel and four 128-thread-block configs of small
+    directed graphs (58 configs). For SSSP (:func:`sssp_training_set`):
     every SSSP method × Delta scale on each of five main technique configs, and Bellman-Ford's
     in-place expansion on the three of them with the persistent kernel (58 configs).
 ``"portfolio"``
