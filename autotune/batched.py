@@ -36,13 +36,22 @@ BATCH_BLOCK_SIZES: tuple[int, ...] = (256, 512)
 BATCH_DIRECTIONS: tuple[str, ...] = ("push", "push_pull")
 BATCH_ALPHAS: tuple[float, ...] = (2.0, 8.0)
 
-#: Mirrors ``struct MSArgs`` (kernels/msbfs.cu), 176 bytes.
+#: Mirrors ``struct MSArgs`` (kernels/msbfs.cu), 208 bytes.
 MSARGS_DTYPE = np.dtype([
     ("seen", "<u8"), ("nx", "<u8", (2,)), ("fr", "<u8", (2,)), ("mark", "<u8"), ("queue", "<u8", (3,)),
     ("qsize", "<u8"), ("qdeg", "<u8"), ("dist", "<u8"), ("reached", "<u8"), ("dist_sum", "<u8"), ("ecc", "<u8"),
     ("barrier", "<u8"), ("out", "<u8"), ("n_vertices", "<i4"), ("n_sources", "<i4"), ("dist_bytes", "<i4"),
-    ("dir_mode", "<i4"), ("alpha", "<f4"), ("pad", "<i4"), ("n_edges", "<i8"), ("dist_stride", "<i8")], align=True)
-assert MSARGS_DTYPE.itemsize == 176
+    ("dir_mode", "<i4"), ("alpha", "<f4"), ("heavy_push", "<i4"), ("n_edges", "<i8"), ("dist_stride", "<i8"),
+    ("chunks", "<u8"), ("ccount", "<u8"), ("pull_chunks", "<u8"), ("n_pull_chunks", "<i8")], align=True)
+assert MSARGS_DTYPE.itemsize == 208
+
+#: In-edges a pull level's group of W lanes scans per work item (``MS_PULL_CHUNK``, kernels/msbfs.cu).
+MS_PULL_CHUNK = 64
+
+
+def push_chunk_edges(words: int) -> int:
+    """Out-edges per push work item of the batched kernel (``MS_PUSH_ITERS * 32 / W``, kernels/msbfs.cu)."""
+    return 16 * (32 // words)
 
 
 @dataclass(frozen=True)
@@ -212,7 +221,7 @@ class BatchBFSEngine:
         n, m = graph.n_vertices, graph.n_edges
         self.n = n
         W = cfg.words
-        need = self.state_bytes(n, W)
+        need = self.state_bytes(n, W, m)
         if graph.directed and "transpose" not in graph._cache:
             need += 4 * (n + 1) + 16 * m
         check_device_memory(need, f"batched BFS on {graph.name!r} ({n:,} vertices, width {cfg.width})")
@@ -234,11 +243,17 @@ class BatchBFSEngine:
         self.fr = [cupy.empty(nn * W, dtype=np.uint64) for _ in range(2)]
         self.mark = cupy.empty(nn, dtype=np.int32)
         self.queues = [cupy.empty(nn, dtype=np.int32) for _ in range(3)]
-        self.small = cupy.zeros(64, dtype=np.int64)  # qsize[3] (as int32 pairs), qdeg[3], barrier, out
+        self.small = cupy.zeros(64, dtype=np.int64)  # qsize[3] (as int32 pairs), qdeg[3], barrier, out, ccount[2]
         self.qsize = self.small[0:2].view(np.int32)[:3]
         self.qdeg = self.small[2:5].view(np.uint64)
         self.barrier = self.small[5:6].view(np.uint32)
         self.out = self.small[6:7].view(np.int32)
+        self.ccount = self.small[7:8].view(np.int32)
+        # push work items: a queued vertex's edge chunks past the first (at most m / chunk per level)
+        self.chunks = cupy.empty(m // push_chunk_edges(W) + 2, dtype=np.uint64)
+        # pull work items, fixed per graph: in-edge chunks k >= 1 of each vertex with more than
+        # MS_PULL_CHUNK in-edges, as (w | k << 32)
+        self.pull_chunks = self._pull_chunks(self.in_offsets, n) if cfg.direction == "push_pull" else None
         self.sources_dev = cupy.empty(cfg.width, dtype=np.int32)
         self.args_host = np.zeros((), dtype=MSARGS_DTYPE)
         a = self.args_host
@@ -255,6 +270,11 @@ class BatchBFSEngine:
         a["dir_mode"] = 1 if cfg.direction == "push_pull" else 0
         a["alpha"] = cfg.alpha
         a["n_edges"] = m
+        a["heavy_push"] = int(m > 0 and int(cupy.diff(ro).max()) > push_chunk_edges(W))
+        a["chunks"] = self.chunks.data.ptr
+        a["ccount"] = self.ccount.data.ptr
+        a["pull_chunks"] = 0 if self.pull_chunks is None else self.pull_chunks.data.ptr
+        a["n_pull_chunks"] = 0 if self.pull_chunks is None else self.pull_chunks.size
         self.args = cupy.empty(MSARGS_DTYPE.itemsize, dtype=np.uint8)
         self._init = get_kernel("msbfs", f"msbfs_init<{W}>", "bfs", self.eid64)
         self._levels = get_kernel("msbfs", f"msbfs_levels<{W}, {cfg.block_size}>", "bfs", self.eid64)
@@ -272,10 +292,31 @@ class BatchBFSEngine:
         cupy.cuda.Device().synchronize()
 
     @staticmethod
-    def state_bytes(n_vertices: int, words: int) -> int:
+    def _pull_chunks(in_offsets, n: int, xp=None):
+        """Pull work items: in-edge chunks ``k >= 1`` of the vertices with more than ``MS_PULL_CHUNK``
+        in-edges, as uint64 ``w | k << 32`` (chunk k covers in-edges ``[k * 64, (k + 1) * 64)`` of w;
+        chunk 0 is w's own item). Vectorized in *xp* (CuPy by default; NumPy in the CPU tests), no
+        Python per vertex."""
+        if xp is None:
+            import cupy as xp
+        indeg = xp.diff(in_offsets[: n + 1].astype(xp.int64))
+        extra = xp.maximum((indeg + MS_PULL_CHUNK - 1) // MS_PULL_CHUNK - 1, 0)
+        total = int(extra.sum()) if n else 0
+        if total == 0:
+            return xp.zeros(0, dtype=xp.uint64)
+        ends = xp.cumsum(extra)  # items of vertices 0..w
+        pos = xp.arange(total, dtype=xp.int64)
+        owners = xp.searchsorted(ends, pos, side="right")
+        k = pos - (ends - extra)[owners] + 1
+        return owners.astype(xp.uint64) | (k.astype(xp.uint64) << xp.uint64(32))
+
+    @staticmethod
+    def state_bytes(n_vertices: int, words: int, n_edges: int = 0) -> int:
         """Device bytes of the batch state: 5 status-word arrays (8 * words bytes per vertex each),
-        the level marks and three queues (4 bytes per vertex each)."""
-        return 5 * 8 * words * max(n_vertices, 1) + 16 * max(n_vertices, 1) + 4096
+        the level marks and three queues (4 bytes per vertex each), and at most ``n_edges /
+        push_chunk_edges(words)`` push and ``n_edges / MS_PULL_CHUNK`` pull work items of 8 bytes."""
+        items = n_edges // push_chunk_edges(words) + n_edges // MS_PULL_CHUNK + 4
+        return 5 * 8 * words * max(n_vertices, 1) + 16 * max(n_vertices, 1) + 8 * items + 4096
 
     def _launch_batch(self, srcs_dev, k: int, dist_ptr: int, dist_bytes: int, stride: int, reached, dsum, ecc):
         """Enqueue one batch of *k* sources (device int32 array) on the engine's stream."""

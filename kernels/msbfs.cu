@@ -20,12 +20,17 @@
 //     vertex-per-warp mapping as vertex_mapped with virtual warps of 32 lanes, Hong et al. PPoPP'11)
 //     or pull (a group of W lanes per vertex not yet reached by every source: OR of the in-neighbours'
 //     frontier words, stopping as soon as every missing source is found; Beamer's bottom-up step).
-//     A vertex enters the next queue once per level (atomicExch on its level mark).
+//     A vertex enters the next queue once per level (atomicExch on its level mark), through its
+//     block's staging queue in shared memory (one global atomicAdd per block and level).
+//     Hubs are split: a push work item is at most MS_PUSH_ITERS * 32 / W out-edges of one queued
+//     vertex (a heavy vertex's further chunks are listed in phase A), a pull work item at most
+//     MS_PULL_CHUNK in-edges (the chunks of the vertices with more in-edges are listed once per
+//     engine, their partial ORs combined with atomicOr), so no warp walks a hub's edges alone.
 // Cross-block data (status words, queues) is read with ld.global.cg (L2, not the non-coherent L1),
 // since blocks of the same launch write it.
 #include "traversal.cuh"
 
-// 176 bytes; mirrored by autotune/batched.py (MSARGS_DTYPE).
+// 208 bytes; mirrored by autotune/batched.py (MSARGS_DTYPE).
 struct MSArgs {
     u64* seen;           // n * W: sources that have reached v
     u64* nx[2];          // n * W: sources reaching v at level L + 1 (written by level L, read by L + 1)
@@ -45,11 +50,15 @@ struct MSArgs {
     int dist_bytes;      // 2 or 4 (ignored when dist is null)
     int dir_mode;        // 0: push only, 1: push or pull per level
     float alpha;         // pull when the frontier's edges * alpha > n_edges
-    int pad;
+    int heavy_push;      // some vertex has more out-edges than a push work item holds (else no chunks)
     long long n_edges;
     long long dist_stride;  // elements per row of the distances matrix
+    u64* chunks;            // push levels: edge chunks k >= 1 of the queued heavy vertices (u | k << 32)
+    int* ccount;            // [2] chunks of the level, by level parity
+    const u64* pull_chunks; // in-edge chunks k >= 1 of the vertices with > MS_PULL_CHUNK in-edges (static)
+    long long n_pull_chunks;
 };
-static_assert(sizeof(MSArgs) == 176, "MSArgs must match MSARGS_DTYPE in autotune/batched.py");
+static_assert(sizeof(MSArgs) == 208, "MSArgs must match MSARGS_DTYPE in autotune/batched.py");
 
 __device__ __forceinline__ void ms_grid_sync(unsigned* bar) {
     __syncthreads();
@@ -78,23 +87,65 @@ __device__ __forceinline__ u64 ms_valid(int j, int n_sources) {
     return (1ull << (n_sources - lo)) - 1ull;
 }
 
-// Warp-aggregated append of the lanes' `enq` vertices to the next queue (every lane calls it): one
-// atomicAdd on the queue size and one on its degree sum per warp.
-__device__ __forceinline__ void ms_warp_enqueue(bool enq, vid_t w, const eid_t* __restrict__ row_offsets, vid_t* Qout,
-                                                int* qsize_out, u64* qdeg_out) {
+// Capacity (vertices) of a block's staging queue in shared memory.
+#define MS_STAGE 1024
+// Load balance inside a level (the long tail of the hubs): a push level's warp handles one queued
+// vertex's first MS_PUSH_ITERS * (32 / W) out-edges, and each further chunk of that many edges is a
+// work item of its own (listed during the visit phase); a pull level's group of W lanes scans at
+// most MS_PULL_CHUNK in-edges of a vertex, further chunks of the vertices with more in-edges being
+// items of their own (listed once per engine), combined with atomicOr. Before, one warp walked a
+// hub's 10^3-10^4 edges alone, one dependent load chain per edge, while the rest of the grid waited
+// at the level's barrier. Edge loads are unrolled MS_UNROLL deep, so a lane has that many in flight.
+#define MS_PUSH_ITERS 16
+#define MS_PULL_CHUNK 64
+#define MS_UNROLL 4
+
+// Block-aggregated append of the lanes' `enq` vertices to the next queue (every lane of the warp
+// calls it). A warp reserves its slots in the block's shared staging queue (one shared-memory atomic)
+// and adds its degree sum to the block's; the block appends the staged vertices to the global queue
+// with one atomicAdd at the end of the level (ms_stage_flush). A warp-level atomicAdd on the global
+// queue size, as before, put every warp of the grid on one L2 address once per enqueueing step: tens
+// of thousands of serialised returning atomics per level, most of the batched kernel's time on
+// road-usroads. Slots past the staging capacity go to the global queue directly.
+__device__ __forceinline__ void ms_stage_enqueue(bool enq, vid_t w, const eid_t* __restrict__ row_offsets,
+                                                 vid_t* s_q, int* s_qn, unsigned long long* s_qdeg, vid_t* Qout,
+                                                 int* qsize_out) {
     const unsigned eb = __ballot_sync(AT_FULL_MASK, enq);
     if (eb == 0u) return;
     // distinct vertices (one queue entry each): their degree sum is at most n_edges, an eid_t
     const eid_t d = enq ? (eid_t)(__ldg(row_offsets + w + 1) - __ldg(row_offsets + w)) : (eid_t)0;
     const eid_t dsum = at_warp_sum(d);
     const int first = __ffs(eb) - 1;
-    int base = 0;
+    const int cnt = __popc(eb);
+    int pos = 0, gbase = 0;
     if ((int)at_lane_id() == first) {
-        base = atomicAdd(qsize_out, __popc(eb));
-        atomicAdd(qdeg_out, (u64)dsum);
+        pos = atomicAdd(s_qn, cnt);
+        atomicAdd(s_qdeg, (unsigned long long)dsum);
+        const int lo = pos > MS_STAGE ? pos : MS_STAGE;  // first slot past the capacity
+        if (pos + cnt > MS_STAGE) gbase = atomicAdd(qsize_out, pos + cnt - lo) - (lo - pos);
     }
-    base = __shfl_sync(AT_FULL_MASK, base, first);
-    if (enq) __stcg(Qout + base + __popc(eb & at_lanemask_lt()), w);
+    pos = __shfl_sync(AT_FULL_MASK, pos, first);
+    gbase = __shfl_sync(AT_FULL_MASK, gbase, first);
+    if (enq) {
+        const int r = __popc(eb & at_lanemask_lt());
+        if (pos + r < MS_STAGE) s_q[pos + r] = w;
+        else __stcg(Qout + gbase + r, w);
+    }
+}
+
+// The block's staged vertices and degree sum into the global queue (every thread of the block calls
+// it, after the level's advance).
+__device__ __forceinline__ void ms_stage_flush(vid_t* s_q, int* s_qn, unsigned long long* s_qdeg, int* s_base,
+                                               vid_t* Qout, int* qsize_out, u64* qdeg_out) {
+    __syncthreads();
+    const int k = *s_qn < MS_STAGE ? *s_qn : MS_STAGE;
+    if (threadIdx.x == 0) {
+        if (k > 0) *s_base = atomicAdd(qsize_out, k);
+        if (*s_qdeg) atomicAdd(qdeg_out, (u64)*s_qdeg);
+    }
+    __syncthreads();
+    const int base = *s_base;
+    for (int i = (int)threadIdx.x; i < k; i += (int)blockDim.x) __stcg(Qout + base + i, s_q[i]);
 }
 
 // Queue the sources: bit i of source i's word, each distinct source once in queue 0.
@@ -125,6 +176,9 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const eid_t* __restrict__ 
     static_assert(W == 1 || W == 2 || W == 4 || W == 8 || W == 16 || W == 32, "W: 1..32 words");
     constexpr int G = 32 / W;  // edge groups per warp
     __shared__ unsigned s_cnt[64 * W];
+    __shared__ vid_t s_q[MS_STAGE];  // the block's staged vertices of the next queue
+    __shared__ int s_qn_out, s_base, s_hn;
+    __shared__ unsigned long long s_qdeg_out;
     const int n = a->n_vertices, n_src = a->n_sources;
     const int tid = (int)(blockIdx.x * BLOCK + threadIdx.x);
     const int n_threads = (int)(gridDim.x * BLOCK);
@@ -142,8 +196,19 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const eid_t* __restrict__ 
     const u64 valid = ms_valid(j, n_src);
     int L = 0;
     int qprev = 0;  // size of the queue of level L - 1
+    // The queue size and degree sum of level L, read by thread 0 of each block and handed to the block
+    // through shared memory: every warp of the grid loading the same two words (serialised at one L2
+    // slice) cost microseconds per level (the level kernels' at_block_path, kernels/traversal.cuh).
+    // Both are final at the grid barrier that ends level L - 1 (phase A does not touch them).
+    __shared__ int s_qn;
+    __shared__ u64 s_fdeg;
     while (true) {
-        const int qn = __ldcg(a->qsize + L % 3);
+        if (threadIdx.x == 0) {
+            s_qn = __ldcg(a->qsize + L % 3);
+            s_fdeg = __ldcg(a->qdeg + L % 3);
+        }
+        __syncthreads();  // the previous read of s_qn / s_fdeg was two grid barriers ago
+        const int qn = s_qn;
         if (qn == 0) break;
         const vid_t* Q = a->queue[L % 3];
         u64* const nx_in = a->nx[L & 1];
@@ -152,9 +217,15 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const eid_t* __restrict__ 
         u64* const fr_old = a->fr[(L + 1) & 1];
         const vid_t* Qprev = a->queue[(L + 2) % 3];
         const bool overflow = a->dist_bytes == 2 && L > 32767;
+        const bool pull = a->dir_mode != 0 && (double)s_fdeg * (double)a->alpha > (double)a->n_edges;
+        constexpr int CHUNK = MS_PUSH_ITERS * G;  // push: out-edges per work item
 
         // ---- phase A: visit the queued vertices (one thread per vertex x word)
         for (int i = (int)threadIdx.x; i < 64 * W; i += BLOCK) s_cnt[i] = 0u;
+        if (threadIdx.x == 0) {  // read by phase B's flush two barriers ago
+            s_qn_out = 0;
+            s_qdeg_out = 0ull;
+        }
         __syncthreads();
         for (long long idx = tid; idx < (long long)qprev * W; idx += n_threads) {  // level L-1's words
             const vid_t u = __ldcg(Qprev + idx / W);
@@ -164,6 +235,14 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const eid_t* __restrict__ 
             const vid_t u = __ldcg(Q + idx / W);
             const int jj = (int)(idx % W);
             const size_t o = (size_t)u * W + jj;
+            if (!pull && a->heavy_push && jj == 0) {  // a heavy vertex's further edge chunks become work items
+                const eid_t deg = __ldg(row_offsets + u + 1) - __ldg(row_offsets + u);
+                if (deg > (eid_t)CHUNK) {
+                    const int k_n = (int)((deg + CHUNK - 1) / CHUNK);
+                    const int pos = atomicAdd(a->ccount + (L & 1), k_n - 1);
+                    for (int k = 1; k < k_n; ++k) __stcg(a->chunks + pos + k - 1, (u64)(unsigned)u | ((u64)k << 32));
+                }
+            }
             const u64 sn = __ldcg(seen + o);
             u64 f = __ldcg(nx_in + o) & ~sn;
             __stcg(nx_in + o, 0ull);
@@ -196,56 +275,111 @@ __global__ void __launch_bounds__(BLOCK) msbfs_levels(const eid_t* __restrict__ 
         if (leader) {  // queue (L+2)%3 (level L-1's) was read by every block before the barrier
             a->qsize[(L + 2) % 3] = 0;
             a->qdeg[(L + 2) % 3] = 0ull;
+            a->ccount[(L + 1) & 1] = 0;  // last read in level L-1's phase B; next written in L+1's phase A
         }
         int* const qsize_out = a->qsize + (L + 1) % 3;
         u64* const qdeg_out = a->qdeg + (L + 1) % 3;
         vid_t* const Qout = a->queue[(L + 1) % 3];
-        const u64 fdeg = __ldcg(a->qdeg + L % 3);
-        const bool pull = a->dir_mode != 0 && (double)fdeg * (double)a->alpha > (double)a->n_edges;
         if (!pull) {
-            for (int qi = warp; qi < qn; qi += n_warps) {  // warp-uniform
-                const vid_t u = __ldcg(Q + qi);
+            int n_items = qn;
+            if (a->heavy_push) {  // uniform
+                if (threadIdx.x == 0) s_hn = __ldcg(a->ccount + (L & 1));
+                __syncthreads();
+                n_items += s_hn;
+            }
+            for (int qi = warp; qi < n_items; qi += n_warps) {  // warp-uniform
+                vid_t u;
+                int k = 0;
+                if (qi < qn) {
+                    u = __ldcg(Q + qi);
+                } else {
+                    const u64 c = __ldcg(a->chunks + (qi - qn));
+                    u = (vid_t)(unsigned)(c & 0xffffffffull);
+                    k = (int)(c >> 32);
+                }
                 const u64 f = __ldcg(fr + (size_t)u * W + j);
                 if (!__any_sync(AT_FULL_MASK, f != 0ull)) continue;
-                const eid_t beg = __ldg(row_offsets + u), end = __ldg(row_offsets + u + 1);
-                for (eid_t e0 = beg; e0 < end; e0 += G) {
-                    const eid_t e = e0 + g;
-                    vid_t w = 0;
-                    u64 nb = 0ull;
-                    if (e < end) {
-                        w = __ldg(column_indices + e);
-                        const size_t o = (size_t)w * W + j;
-                        nb = f & ~__ldcg(seen + o);
-                        if (nb) atomicOr(nx_out + o, nb);
+                const eid_t b0 = __ldg(row_offsets + u), b1 = __ldg(row_offsets + u + 1);
+                const eid_t beg = b0 + (eid_t)k * CHUNK;
+                const eid_t end = b1 - beg > (eid_t)CHUNK ? beg + CHUNK : b1;
+                for (eid_t e0 = beg; e0 < end; e0 += G * MS_UNROLL) {
+                    vid_t w[MS_UNROLL];
+                    u64 nb[MS_UNROLL];
+#pragma unroll
+                    for (int r = 0; r < MS_UNROLL; ++r) {
+                        const eid_t e = e0 + r * G + g;
+                        w[r] = e < end ? __ldg(column_indices + e) : (vid_t)-1;
                     }
-                    const unsigned bal = __ballot_sync(AT_FULL_MASK, nb != 0ull);
-                    bool enq = false;
-                    if (j == 0 && (bal & gmask) != 0u) enq = atomicExch(mark + w, L + 1) != L + 1;
-                    ms_warp_enqueue(enq, w, row_offsets, Qout, qsize_out, qdeg_out);
+#pragma unroll
+                    for (int r = 0; r < MS_UNROLL; ++r) {
+                        nb[r] = 0ull;
+                        if (w[r] >= 0) {
+                            const size_t o = (size_t)w[r] * W + j;
+                            nb[r] = f & ~__ldcg(seen + o);
+                            if (nb[r]) atomicOr(nx_out + o, nb[r]);
+                        }
+                    }
+                    bool enq[MS_UNROLL];
+#pragma unroll
+                    for (int r = 0; r < MS_UNROLL; ++r) {
+                        const unsigned bal = __ballot_sync(AT_FULL_MASK, nb[r] != 0ull);
+                        enq[r] = j == 0 && (bal & gmask) != 0u && atomicExch(mark + w[r], L + 1) != L + 1;
+                    }
+#pragma unroll
+                    for (int r = 0; r < MS_UNROLL; ++r)
+                        ms_stage_enqueue(enq[r], w[r], row_offsets, s_q, &s_qn_out, &s_qdeg_out, Qout, qsize_out);
                 }
             }
         } else {
-            for (int w0 = warp * G; w0 < n; w0 += n_warps * G) {  // warp-uniform
-                const vid_t w = w0 + g;
+            const long long n_items = (long long)n + a->n_pull_chunks;
+            for (long long i0 = (long long)warp * G; i0 < n_items; i0 += (long long)n_warps * G) {  // warp-uniform
+                const long long i = i0 + g;
+                vid_t w = 0;
+                int k = 0;
                 u64 need = 0ull;
-                if (w < n) need = ~__ldcg(seen + (size_t)w * W + j) & valid;
+                if (i < n_items) {
+                    if (i < n) {
+                        w = (vid_t)i;
+                    } else {
+                        const u64 c = __ldg(a->pull_chunks + (i - n));
+                        w = (vid_t)(unsigned)(c & 0xffffffffull);
+                        k = (int)(c >> 32);
+                    }
+                    need = ~__ldcg(seen + (size_t)w * W + j) & valid;
+                }
                 const unsigned nb_bal = __ballot_sync(AT_FULL_MASK, need != 0ull);
                 u64 acc = 0ull;
+                bool heavy = false;
                 if ((nb_bal & gmask) != 0u) {  // group-uniform
-                    const eid_t beg = __ldg(pull_offsets + w), end = __ldg(pull_offsets + w + 1);
-                    for (eid_t e = beg; e < end; ++e) {
-                        const vid_t u = __ldg(pull_indices + e);
-                        acc |= __ldcg(fr + (size_t)u * W + j) & need;
+                    const eid_t b0 = __ldg(pull_offsets + w), b1 = __ldg(pull_offsets + w + 1);
+                    heavy = b1 - b0 > (eid_t)MS_PULL_CHUNK;
+                    const eid_t beg = b0 + (eid_t)k * MS_PULL_CHUNK;
+                    const eid_t end = b1 - beg > (eid_t)MS_PULL_CHUNK ? beg + MS_PULL_CHUNK : b1;
+                    for (eid_t e = beg; e < end; e += MS_UNROLL) {
+                        vid_t u[MS_UNROLL];
+#pragma unroll
+                        for (int r = 0; r < MS_UNROLL; ++r) u[r] = e + r < end ? __ldg(pull_indices + e + r) : (vid_t)-1;
+#pragma unroll
+                        for (int r = 0; r < MS_UNROLL; ++r)
+                            if (u[r] >= 0) acc |= __ldcg(fr + (size_t)u[r] * W + j);
+                        acc &= need;
                         if (__all_sync(gmask, acc == need)) break;
                     }
-                    if (acc) __stcg(nx_out + (size_t)w * W + j, acc);
+                    if (acc) {
+                        if (heavy) atomicOr(nx_out + (size_t)w * W + j, acc);  // chunks of one vertex
+                        else __stcg(nx_out + (size_t)w * W + j, acc);
+                    }
                 }
                 const unsigned ab = __ballot_sync(AT_FULL_MASK, acc != 0ull);
-                const bool enq = j == 0 && (ab & gmask) != 0u;
-                if (enq) mark[w] = L + 1;
-                ms_warp_enqueue(enq, w, row_offsets, Qout, qsize_out, qdeg_out);
+                bool enq = j == 0 && (ab & gmask) != 0u;
+                if (enq) {
+                    if (heavy) enq = atomicExch(mark + w, L + 1) != L + 1;
+                    else mark[w] = L + 1;
+                }
+                ms_stage_enqueue(enq, w, row_offsets, s_q, &s_qn_out, &s_qdeg_out, Qout, qsize_out);
             }
         }
+        ms_stage_flush(s_q, &s_qn_out, &s_qdeg_out, &s_base, Qout, qsize_out, qdeg_out);
         ms_grid_sync(a->barrier);
         qprev = qn;
         ++L;

@@ -86,3 +86,36 @@ def test_cli_batched_verbs_without_gpu_exit_2(capsys, monkeypatch):
     assert (args.sources, args.width, args.out, args.no_wf_improved) == (5, 1024, "x.csv", True)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["closeness", "g.mtx", "--width", "100"])
+
+
+def test_pull_work_items_cover_every_in_edge_once():
+    """The pull level's work items (kernels/msbfs.cu: a vertex's own item scans its first 64 in-edges,
+    each listed chunk k the next 64): every in-edge of every vertex is in exactly one item."""
+    from autotune.batched import MS_PULL_CHUNK, BatchBFSEngine
+
+    rng = np.random.default_rng(4)
+    indeg = np.r_[rng.integers(0, 3, 50), [64, 65, 128, 129, 1000, 0, 7000]]
+    rng.shuffle(indeg)
+    offsets = np.r_[0, np.cumsum(indeg)].astype(np.int32)
+    items = BatchBFSEngine._pull_chunks(offsets, indeg.size, xp=np)
+    assert items.dtype == np.uint64
+    owner = (items & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    k = (items >> np.uint64(32)).astype(np.int64)
+    covered = np.zeros(int(offsets[-1]), dtype=np.int64)
+    for w in range(indeg.size):  # the vertex's own item
+        covered[offsets[w]:min(offsets[w + 1], offsets[w] + MS_PULL_CHUNK)] += 1
+    for w, c in zip(owner, k):
+        assert c >= 1
+        lo = offsets[w] + c * MS_PULL_CHUNK
+        assert lo < offsets[w + 1]
+        covered[lo:min(offsets[w + 1], lo + MS_PULL_CHUNK)] += 1
+    np.testing.assert_array_equal(covered, 1)
+    assert BatchBFSEngine._pull_chunks(np.zeros(4, np.int32), 3, xp=np).size == 0
+
+
+def test_state_bytes_counts_the_work_items():
+    from autotune.batched import BatchBFSEngine, push_chunk_edges
+
+    base = BatchBFSEngine.state_bytes(1000, 4)
+    more = BatchBFSEngine.state_bytes(1000, 4, 10**6)
+    assert more - base == 8 * (10**6 // push_chunk_edges(4) + 10**6 // 64)
