@@ -606,7 +606,10 @@ def cmd_retrain(args) -> int:
     elif args.n_estimators != 200:
         from sklearn.ensemble import RandomForestClassifier
 
-        estimator = RandomForestClassifier(n_estimators=args.n_estimators, random_state=args.seed)
+        from .model import FOREST_MAX_FEATURES
+
+        estimator = RandomForestClassifier(n_estimators=args.n_estimators, max_features=FOREST_MAX_FEATURES,
+                                           random_state=args.seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = retrain(args.logs, out=args.out, estimator=estimator, device=args.device,

@@ -97,7 +97,7 @@ __all__ = [
     "TrainingSet", "build_training_set", "evaluate", "regret_rows", "METADATA_FORMAT", "estimator_from_metadata",
     "metadata_path", "DERIVED_FEATURES", "DECISIONS", "DEFAULT_MODEL_RELPATHS", "MODEL_ENV_VARS", "model_algorithm",
     "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
-    "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS",
+    "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS", "FOREST_MAX_FEATURES",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -125,6 +125,15 @@ DERIVED_FEATURES: dict[str, tuple[str, str]] = {
     "edges_per_level": ("n_edges", "eccentricity_mean"),
     "vertices_per_level": ("n_vertices", "eccentricity_mean"),
 }
+
+#: Share of the design columns each split of the default forest draws from (scikit-learn's default
+#: for classifiers is ``"sqrt"``: 5 of the 25 BFS columns). With 5, most splits must choose among
+#: columns that only separate generator families (size, degree scale), and such splits do not carry
+#: over to a family the forest has not seen: leave-one-family-out on the H200 BFS log (129 graphs,
+#: 16 families, seeds 0-2) gives geomean 1.052-1.058 / worst 1.50-1.53 with half of the columns
+#: against 1.064-1.068 / 2.33-2.49 with ``"sqrt"`` (0.7 and all columns behave like 0.5; a third is
+#: in between), leave-one-graph-out staying within seed noise.
+FOREST_MAX_FEATURES = 0.5
 
 #: Decision rules of :class:`SelectionModel`.
 DECISIONS = ("regret", "vote")
@@ -159,8 +168,8 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     ----------
     estimator : sklearn classifier, optional
         Unfitted classifier to clone and fit; default
-        ``RandomForestClassifier(n_estimators=200, min_samples_leaf=1, random_state=random_state)``.
-        The regret decision needs its leaves (``apply``: a tree or a forest of trees).
+        ``RandomForestClassifier(n_estimators=200, min_samples_leaf=1, max_features=FOREST_MAX_FEATURES,
+        random_state=random_state)``. The regret decision needs its leaves (``apply``: a tree or a forest of trees).
     feature_names : sequence of str, default FEATURE_NAMES
         Names of the columns of ``X`` (see :meth:`GraphFeatures.vector`).
     random_state : int, default 0
@@ -208,7 +217,8 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         from sklearn.ensemble import RandomForestClassifier
 
         if self.estimator is None:
-            return RandomForestClassifier(n_estimators=200, min_samples_leaf=1, random_state=self.random_state)
+            return RandomForestClassifier(n_estimators=200, min_samples_leaf=1, max_features=FOREST_MAX_FEATURES,
+                                          random_state=self.random_state)
         return clone(self.estimator)
 
     def fit(self, X, y, label_configs: Mapping[str, Mapping] | None = None,
