@@ -735,8 +735,8 @@ def register(subparsers) -> None:
     sp.add_argument("--configs", choices=["portfolio", "grid", "train"], default="portfolio",
                     help="portfolio: each technique's default and its one-knob changes; grid: every technique "
                          "with none / each / all of its options, push and push_pull (the crossover study); "
-                         "train: the grid plus the persistent small-frontier path and four small-graph configs (the shipped model's "
-                         "labels, 58 configs); "
+                         "train: the grid plus the persistent small-frontier path, four small-graph and six large-block configs "
+                         "(the shipped model's labels, 64 configs); "
                          "with --algorithm sssp the same sets of SSSP configs (train: every method x delta scale on "
                          "five main technique configs, and Bellman-Ford's in-place expansion on the persistent ones)")
     _algorithm_arg(sp, "the traversal of the --configs set: bfs (default) or sssp (train: every SSSP method x delta "

@@ -22,8 +22,8 @@ sets never hold a BFS-only value (``direction='push_pull'``, ``duplicate_culling
     2 * 10**7 configs) is for the search to sample, not for a sweep.
 ``"train"``
     What the shipped model is trained on (:func:`training_set`): the grid plus each technique's
-    base config on the persistent small-frontier kernel and four 128-thread-block configs of small
-    directed graphs (58 configs). For SSSP (:func:`sssp_training_set`):
+    base config on the persistent small-frontier kernel, four 128-thread-block configs of small
+    directed graphs and six 512/1024-thread-block configs of larger ones (64 configs). For SSSP (:func:`sssp_training_set`):
     every SSSP method × Delta scale on each of five main technique configs, and Bellman-Ford's
     in-place expansion on the three of them with the persistent kernel (58 configs).
 ``"portfolio"``
@@ -279,6 +279,22 @@ _SMALL_GRAPH_CONFIGS = (
     dict(load_balance="scan_mapped", block_size=128, small_frontier="persistent", frontier_limit=8192),
 )
 
+#: Larger-block configs (512 and 1024 threads): the shapes 60-trial searches on the H200 found best on
+#: real directed graphs where the 58 configs above left the fast path 6-9 % short (edge_mapped with
+#: 1024-thread blocks, binary_search with 512, hash culling, the single-block driver).
+_LARGE_BLOCK_CONFIGS = (
+    dict(load_balance="edge_mapped", block_size=1024, duplicate_culling="hash", small_frontier="single_block",
+         frontier_limit=512),
+    dict(load_balance="edge_mapped", block_size=1024, small_frontier="single_block", frontier_limit=2048),
+    dict(load_balance="edge_mapped", block_size=512, duplicate_culling="hash", small_frontier="single_block",
+         frontier_limit=2048),
+    dict(load_balance="edge_mapped", block_size=512, duplicate_culling="hash", direction="push_pull",
+         small_frontier="single_block", frontier_limit=2048),
+    dict(load_balance="binary_search", block_size=512, duplicate_culling="hash", small_frontier="single_block",
+         frontier_limit=512),
+    dict(load_balance="binary_search", block_size=512, small_frontier="single_block", frontier_limit=2048),
+)
+
 
 def training_set(algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
     """The configs the shipped model is trained on: the crossover :func:`grid` plus each
@@ -287,7 +303,8 @@ def training_set(algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
     128-thread blocks and every level up to 32768 vertices on the persistent kernel (the fastest
     measured shape for meshes and grids with thousands of levels: fewer warps per level), plus four
     128-thread-block configs that 60-trial searches found best on small directed graphs
-    (:data:`_SMALL_GRAPH_CONFIGS`): 58 configs.
+    (:data:`_SMALL_GRAPH_CONFIGS`), plus six 512- and 1024-thread-block configs of the shapes such
+    searches found best on larger real directed graphs (:data:`_LARGE_BLOCK_CONFIGS`): 64 configs.
 
     ``algorithm="sssp"`` gives :func:`sssp_training_set`.
 
@@ -308,7 +325,7 @@ def training_set(algorithm: str = "bfs") -> tuple[TraversalConfig, ...]:
         c = TraversalConfig(load_balance="binary_search", direction=direction, block_size=128,
                             small_frontier="persistent", frontier_limit=32768)
         out.setdefault(c.config_id, c)
-    for c in _SMALL_GRAPH_CONFIGS:
+    for c in _SMALL_GRAPH_CONFIGS + _LARGE_BLOCK_CONFIGS:
         c = TraversalConfig(**c)
         out.setdefault(c.config_id, c)
     return tuple(out.values())

@@ -360,6 +360,11 @@ def test_training_set_is_grid_plus_persistent_bases():
     g = grid()
     assert set(g) <= set(t) and len(set(t)) == len(t)
     extra = [c for c in t if c not in g]
+    large = [c for c in extra if c.block_size >= 512]
+    assert len(large) == 6 and all(c.small_frontier == "single_block" for c in large)
+    assert {(c.load_balance, c.block_size) for c in large} == {("edge_mapped", 1024), ("edge_mapped", 512),
+                                                              ("binary_search", 512)}
+    extra = [c for c in extra if c not in large]
     small = [c for c in extra if c.block_size == 128 and c.frontier_limit != 32768 or c.small_frontier == "single_block"]
     assert len(small) == 4 and all(c.block_size == 128 for c in small)
     assert {(c.load_balance, c.small_frontier, c.frontier_limit) for c in small} == {
@@ -367,7 +372,7 @@ def test_training_set_is_grid_plus_persistent_bases():
         ("binary_search", "single_block", 32768), ("scan_mapped", "persistent", 8192)}
     extra = [c for c in extra if c not in small]
     assert len(extra) == 2 * len(_FIELDS["load_balance"].allowed) + 2
-    assert len(t) == 58
+    assert len(t) == 64
     assert all(c.small_frontier == "persistent" for c in extra)
     wide = [c for c in extra if c.frontier_limit == 32768]
     assert len(wide) == 2 and {c.direction for c in wide} == {"push", "push_pull"}
