@@ -74,7 +74,8 @@ DISTRIBUTED_BLOCKS = (256,)
 KERNEL_SOURCES: dict[str, KernelSource] = {
     # the start of a traversal and the round counter, shared by every technique's launch sequence
     "traversal": KernelSource("traversal", "traversal.cu",
-                              {alg: (f"traversal_init<{op}>", "traversal_tick") for alg, op in OPERATORS.items()}),
+                              {alg: (f"traversal_init<{op}>", "traversal_tick", "traversal_state_out")
+                               for alg, op in OPERATORS.items()}),
     **{name: KernelSource(name, t.filename, {alg: t.name_expressions(alg) for alg in ALGORITHMS})
        for name, t in TECHNIQUES.items()},
     # deferred outliers and supplementary-queue bins of vertex_mapped / scan_mapped

@@ -46,6 +46,18 @@ struct BFSOp {
         return true;
     }
 
+    // Their visit on a dense level (the single-block driver, when a pass holds more edges than
+    // its threads; most neighbours then are visited already): a status load first, through the
+    // SM's L1 (a plain load, not volatile: one block's working set of a small graph stays there),
+    // and the atomic only for a neighbour still unvisited there. A stale L1 line can only say -1
+    // for a vertex claimed meanwhile (distances only go from -1 to a level), and the atomic then
+    // fails as before, so the result is the same; the pre-check turns the level's atomics, which
+    // one SM issues at a limited rate, into cached loads.
+    __device__ __forceinline__ static bool visit_dense(const Ctx& c, vid_t u, vid_t v, eid_t e, int L) {
+        if (c.distances[v] != -1) return false;
+        return visit_direct(c, u, v, e, L);
+    }
+
     // Status-array form of the frontier (edge_mapped, pull): u belongs to frontier L. Stable while
     // level L runs: vertices claimed during it get L + 1.
     __device__ __forceinline__ static bool in_frontier(const OpArgs* __restrict__ op, vid_t u, int L) {

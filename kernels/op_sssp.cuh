@@ -107,6 +107,10 @@ struct SSSPOp {
     __device__ __forceinline__ static bool visit_direct(const Ctx& c, vid_t u, vid_t v, eid_t e, int L) {
         return visit(c.op, nullptr, u, v, e, L);
     }
+    // Dense levels of the single-block driver: the same (visit() loads the distance first already).
+    __device__ __forceinline__ static bool visit_dense(const Ctx& c, vid_t u, vid_t v, eid_t e, int L) {
+        return visit_direct(c, u, v, e, L);
+    }
 
     // In-place expansion (the persistent driver's inline_degree; Bellman-Ford only). Relaxation in
     // any order converges to the same distances (label-correcting: every vertex whose distance

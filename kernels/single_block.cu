@@ -20,7 +20,9 @@
 //    from there by the next level; it is also written to global memory (store, off the chain) for
 //    the kernels that take over;
 //  - the operator's direct visit (Op::visit_direct; BFS: a single atomicCAS on `distances`, no
-//    separate visited load first);
+//    separate visited load first) on passes of at most 1024 edges; on denser passes, where most
+//    neighbours are visited and one SM's atomic rate bounds the level, the operator's dense visit
+//    (Op::visit_dense; BFS: an L1-cached status load first);
 //  - degrees of the next frontier are not looked up when a vertex is appended: the next level
 //    loads them anyway. The frontier's prefix-sums, row starts, hub count and degree-class queues,
 //    which the multi-block kernels read, are computed once, when the frontier is handed over.
@@ -141,6 +143,10 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
             s_u[tid] = u;
             __syncthreads();
             const int nv = min(AT_SB_THREADS, fsize - base);
+            // A pass over more edges than threads is throughput-bound: the operator's dense visit
+            // (BFS: an L1-cached status load before the atomic); a pass that fits is latency-bound:
+            // one atomic round trip, no pre-check.
+            const bool dense = total > AT_SB_THREADS;
             for (eid_t e0 = 0; e0 < total; e0 += AT_SB_THREADS) {  // block-uniform
                 const eid_t e = e0 + tid;
                 bool claim = false;
@@ -149,7 +155,8 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
                     const int j = at_sb_last_le(s_prefix, nv, e);
                     const eid_t edge = s_beg[j] + (e - s_prefix[j]);
                     v = column_indices[edge];
-                    claim = Op::visit_direct(octx, s_u[j], v, edge, L);
+                    claim = dense ? Op::visit_dense(octx, s_u[j], v, edge, L)
+                                  : Op::visit_direct(octx, s_u[j], v, edge, L);
                 }
                 const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
                 if (ballot != 0u) {
