@@ -11,7 +11,7 @@ O(m)), computed on the GPU when the graph is there; the histogram (length max de
 the host and the statistics are computed from it with exact integer arithmetic. No sort of the
 degree array is needed (the sorted sequence is the histogram), and the values are bit-identical
 on NumPy and CuPy. The BFS depths take ``n_sources`` traversals: on the GPU one batched traversal
-(:func:`autotune.batched.run_batch`), on the CPU via SciPy (:mod:`autotune.reference`); the same
+(:func:`autotune.batched.run_batch`), on the CPU one bit-parallel NumPy BFS of all of them; the same
 traversals give the reached vertices and their out-edges (integer counts, the same on both). The
 reciprocity binary-searches the reverse of every edge (at most :data:`RECIPROCITY_SAMPLE` edges,
 drawn on the host with the profile's seed, so both backends test the same edges).
@@ -483,9 +483,50 @@ def sample_sources(graph, n_sources: int = 8, seed: int = 0, *, xp=None) -> np.n
     return _sample_from_degrees(graph.out_degrees(xp), n_sources, seed)
 
 
+#: Sources traversed together by :func:`_numpy_traversals`: one bit each of a uint8/16/32 per vertex
+#: (with the vertex id, 31 bits, a mask fits one int64 sort key).
+_HOST_BFS_SOURCES = 32
+
+#: Work after which :func:`_cpu_traversals` leaves the traversals to SciPy: expanded edges plus
+#: :data:`_HOST_BFS_LEVEL_WORK` per level (8 sources: soc-Slashdot0902 2.7e6, road-usroads 4.0e6 over
+#: 521 levels, coAuthorsDBLP 8.9e6). NumPy pays 15-35 ns per unit (2-core CPU machine: 0.05, 0.10
+#: and 0.19 s), SciPy's compiled BFS a few ns per edge after a 0.15-0.25 s import, so beyond about
+#: this much work SciPy is the faster (a 1024 x 1024 grid: 1,961 levels, 3.9e7 units, 1.3 s in NumPy
+#: against 0.3 s).
+_HOST_BFS_WORK = 10_000_000
+_HOST_BFS_LEVEL_WORK = 3000
+
+
 def _cpu_traversals(graph, sources: np.ndarray, degrees: np.ndarray) -> np.ndarray:
-    """``(depth, vertices reached, out-edges of the reached vertices)`` per source, shape
-    (len(sources), 3), int64: SciPy's BFS on the host."""
+    """``(depth, vertices reached, out-edges of the reached vertices)`` per source on the host.
+
+    Parameters
+    ----------
+    graph : CSRGraph
+        Its host arrays (:meth:`CSRGraph.host`) are traversed.
+    sources : ndarray, shape (k,), int64
+        Distinct source vertices.
+    degrees : ndarray, shape (n_vertices,), int64
+        Out-degrees (NumPy).
+
+    Returns
+    -------
+    ndarray, shape (k, 3), int64
+        Per source: its eccentricity (the deepest BFS level reached, in edges), the number of
+        vertices reached (the source included) and the sum of their out-degrees.
+
+    Notes
+    -----
+    :func:`_numpy_traversals` (no SciPy import: about 0.2 s of a cold ``autotune tune``), or, once
+    it has done :data:`_HOST_BFS_WORK` without finishing, :func:`_scipy_traversals`. Both give the
+    same numbers (integer counts of the BFS trees; tests/test_features.py compares them).
+    """
+    out = _numpy_traversals(graph, sources, degrees, work_limit=_HOST_BFS_WORK)
+    return _scipy_traversals(graph, sources, degrees) if out is None else out
+
+
+def _scipy_traversals(graph, sources: np.ndarray, degrees: np.ndarray) -> np.ndarray:
+    """:func:`_cpu_traversals` by SciPy's BFS, one source at a time."""
     from scipy.sparse.csgraph import breadth_first_order
 
     from .reference import _csgraph
@@ -502,6 +543,82 @@ def _cpu_traversals(graph, sources: np.ndarray, degrees: np.ndarray) -> np.ndarr
             v = int(pred[v])
             depth += 1
         out[i] = (depth, int(order.size), int(degrees[order].sum()))
+    return out
+
+
+def _numpy_traversals(graph, sources: np.ndarray, degrees: np.ndarray, *, work_limit: float = math.inf):
+    """:func:`_cpu_traversals` in NumPy, or None once *work_limit* (expanded edges plus
+    :data:`_HOST_BFS_LEVEL_WORK` per level) is spent before the traversals finish.
+
+    One level-synchronous BFS per group of up to :data:`_HOST_BFS_SOURCES` sources: each vertex
+    carries a bit mask of the sources that reached it, and each level expands the vertices with new
+    bits once for all of their sources. The masks sent to one vertex are merged by
+    ``bitwise_or.at`` into a vertex-length array when the level is wide, else by sorting
+    ``vertex << bits | mask`` keys (``bitwise_or.reduceat``); either way the next frontier is in
+    vertex order, so the next level's reads stay local.
+    """
+    ro, ci = graph.host()
+    n = int(ro.shape[0]) - 1
+    out = np.zeros((len(sources), 3), dtype=np.int64)
+    work = 0
+    for c0 in range(0, len(sources), _HOST_BFS_SOURCES):
+        src = np.asarray(sources[c0:c0 + _HOST_BFS_SOURCES], dtype=np.int64)
+        k = int(src.size)
+        dt = np.dtype(np.uint8 if k <= 8 else np.uint16 if k <= 16 else np.uint32)
+        width = 8 * dt.itemsize
+        bits = np.left_shift(np.ones(k, dtype=dt), np.arange(k).astype(dt))
+        visited = np.zeros(n, dtype=dt)
+        visited[src] = bits
+        merged = None  # the wide levels' vertex-length array of merged masks (all zero between levels)
+        frontier, masks = src, bits
+        depth = [0] * k
+        level = 0
+        while True:
+            lens = degrees[frontier]
+            ends = np.cumsum(lens)
+            total = int(ends[-1])
+            work += total + _HOST_BFS_LEVEL_WORK
+            if total == 0:
+                break
+            if work > work_limit:
+                return None
+            edges = np.repeat(ro[frontier] - (ends - lens), lens)  # CSR position of every expanded edge
+            edges += np.arange(total, dtype=edges.dtype)
+            targets = ci[edges]
+            del edges
+            sent = np.repeat(masks, lens)
+            sent &= ~visited[targets]  # the bits new to each target
+            keep = np.flatnonzero(sent)
+            if keep.size == 0:
+                break
+            targets, sent = targets[keep], sent[keep]
+            if 8 * keep.size > n:  # wide level
+                if merged is None:
+                    merged = np.zeros(n, dtype=dt)
+                np.bitwise_or.at(merged, targets, sent)
+                frontier = np.flatnonzero(merged)
+                masks = merged[frontier]
+                merged[frontier] = 0
+            else:
+                keys = targets.astype(np.int64)
+                keys <<= width
+                keys |= sent
+                keys.sort()
+                vertex = keys >> width
+                starts = np.flatnonzero(np.concatenate(([True], vertex[1:] != vertex[:-1])))
+                frontier = vertex[starts]
+                masks = np.bitwise_or.reduceat(keys, starts).astype(dt)  # low bits: the masks, merged
+                del keys, vertex
+            del targets, sent, keep
+            visited[frontier] |= masks
+            level += 1
+            found = int(np.bitwise_or.reduce(masks))
+            for j in range(k):
+                if found >> j & 1:
+                    depth[j] = level
+        for j in range(k):
+            hit = (visited & bits[j]) != 0
+            out[c0 + j] = (depth[j], int(np.count_nonzero(hit)), int(degrees[hit].sum()))
     return out
 
 
@@ -626,9 +743,9 @@ def profile(graph, *, n_sources: int = 8, seed: int = 0, xp=None) -> GraphFeatur
         Seed for drawing the sources.
     xp : module, optional
         ``cupy`` (GPU: degree histograms and the reciprocity on the device, the BFS traversals as one
-        batched traversal, :func:`autotune.batched.run_batch`) or ``numpy`` (CPU: SciPy BFS). Default:
-        CuPy when the graph is on the device or a GPU is present, NumPy otherwise. Both give
-        identical values.
+        batched traversal, :func:`autotune.batched.run_batch`) or ``numpy`` (CPU: a bit-parallel
+        NumPy BFS). Default: CuPy when the graph is on the device or a GPU is present, NumPy
+        otherwise. Both give identical values.
 
     Returns
     -------

@@ -290,6 +290,64 @@ def test_directed_features_match_networkx(case, n_sources, seed):
             (f.degree_std, f.degree_gini, f.degree_max, f.sink_fraction)
 
 
+@settings(max_examples=150, deadline=None)
+@given(graphs(max_n=80), st.integers(1, 80), st.integers(0, 2**32 - 1))
+def test_numpy_traversals_equal_scipy(case, n_sources, seed):
+    """Depth, reached vertices and their out-edges of the NumPy traversals (up to 32 sources per
+    bit-mask group, so 33+ sources take several groups) equal SciPy's BFS, source by source."""
+    from autotune.features import _numpy_traversals, _scipy_traversals
+
+    n, edges, directed = case
+    g = csr_graph(n, edges, directed)
+    deg = np.diff(g.row_offsets).astype(np.int64)
+    sources = sample_sources(g, n_sources, seed, xp=np)
+    if sources.size == 0:
+        return
+    rng = np.random.default_rng(seed)
+    sources = sources[rng.permutation(sources.size)]  # any order: rows follow the sources
+    got = _numpy_traversals(g, sources, deg)
+    assert got.dtype == np.int64 and got.shape == (sources.size, 3)
+    np.testing.assert_array_equal(got, _scipy_traversals(g, sources, deg))
+
+
+@pytest.mark.parametrize("spec", ["grid:rows=60,cols=50,drop=0.1", "kron:scale=10,edge_factor=8,directed=true",
+                                  "smallworld:n=3000,k=4,p=0.01", "cliques:n_cliques=30,clique_size=8"])
+@pytest.mark.parametrize("n_sources", [1, 8, 9, 32, 33, 70])
+def test_numpy_traversals_equal_scipy_on_generated_graphs(spec, n_sources):
+    """Wide levels (masks merged in a vertex-length array) and narrow ones (sorted keys), 8/16/32-bit
+    masks and several groups of sources: the same numbers as SciPy's BFS."""
+    from autotune.features import _numpy_traversals, _scipy_traversals
+    from autotune.generators import generate
+
+    g = generate(spec, xp=np)
+    deg = g.out_degrees(np)
+    sources = sample_sources(g, n_sources, 3, xp=np)
+    np.testing.assert_array_equal(_numpy_traversals(g, sources, deg), _scipy_traversals(g, sources, deg))
+
+
+def test_cpu_traversals_leave_long_traversals_to_scipy(monkeypatch):
+    """Past the work limit the NumPy traversals stop (None) and SciPy's answer is returned; the
+    profile is the same either way."""
+    import autotune.features as features
+    from autotune.generators import generate
+
+    g = generate("grid:rows=40,cols=40", xp=np)
+    deg = g.out_degrees(np)
+    sources = sample_sources(g, 8, 0, xp=np)
+    assert features._numpy_traversals(g, sources, deg, work_limit=100) is None
+    full = features._numpy_traversals(g, sources, deg)
+    calls = []
+    real = features._scipy_traversals
+    monkeypatch.setattr(features, "_scipy_traversals", lambda *a: calls.append(1) or real(*a))
+    before = profile(g, xp=np)
+    assert not calls
+    monkeypatch.setattr(features, "_HOST_BFS_WORK", 100)
+    np.testing.assert_array_equal(features._cpu_traversals(g, sources, deg), full)
+    after = profile(g, xp=np)
+    assert calls == [1, 1]
+    assert dataclasses.replace(after, profile_ms=0.0) == dataclasses.replace(before, profile_ms=0.0)
+
+
 def test_reciprocity_sampled_on_large_graphs_and_exact_on_small():
     from autotune.generators import rmat
 
@@ -440,6 +498,17 @@ def test_validate_reference_on_real_graph(row):
     s = int(sample_sources(g, 1, 5, xp=np)[0])
     dist, pred = bfs_reference(g, s)
     validate_bfs(g, s, dist, pred, reference_distances=dist)
+
+
+@real_graph
+def test_numpy_traversals_equal_scipy_on_real_graph(row):
+    """The host profile's traversals (NumPy, no SciPy import) give SciPy's numbers on every real graph."""
+    from autotune.features import _numpy_traversals, _scipy_traversals
+
+    g = load_real(row)
+    deg = np.diff(g.host()[0]).astype(np.int64)
+    sources = sample_sources(g, 8, 0, xp=np)
+    np.testing.assert_array_equal(_numpy_traversals(g, sources, deg), _scipy_traversals(g, sources, deg))
 
 
 # --------------------------------------------------------------------------- GPU (identical values)
