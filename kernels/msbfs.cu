@@ -43,7 +43,7 @@ struct MSArgs {
     int* reached;        // [n_sources] vertices reached (the source included)
     u64* dist_sum;       // [n_sources] sum of distances of the reached vertices
     int* ecc;            // [n_sources] largest distance reached
-    unsigned* barrier;   // [2] grid barrier: arrivals, generation
+    unsigned* barrier;   // [2] grid barrier: one 64-bit arrival counter (at_grid_arrive_wait)
     int* out;            // [2] levels run, int16 overflow flag
     int n_vertices;
     int n_sources;       // sources of this batch (<= 64 * W)
@@ -62,20 +62,7 @@ static_assert(sizeof(MSArgs) == 208, "MSArgs must match MSARGS_DTYPE in autotune
 
 __device__ __forceinline__ void ms_grid_sync(unsigned* bar) {
     __syncthreads();
-    if (threadIdx.x == 0) {
-        volatile unsigned* vgen = bar + 1;
-        const unsigned gen = *vgen;
-        __threadfence();
-        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-            bar[0] = 0u;
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (*vgen == gen) {
-            }
-        }
-        __threadfence();
-    }
+    if (threadIdx.x == 0) at_grid_arrive_wait(bar);
     __syncthreads();
 }
 

@@ -6,9 +6,9 @@
 // amortise a launch per level, so this kernel keeps every resident block alive and separates
 // levels with a grid-wide barrier instead of a kernel boundary. It is launched cooperatively
 // (cuLaunchCooperativeKernel, through CuPy's `enable_cooperative_groups`), which guarantees that all
-// blocks are co-resident, so the barrier cannot deadlock; the barrier itself is the classic
-// arrive-counter + generation flag (no cooperative_groups header, so NVRTC compiles it without the
-// CUDA toolkit headers).
+// blocks are co-resident, so the barrier cannot deadlock; the barrier itself is a ticket counter
+// (at_grid_arrive_wait in traversal.cuh; no cooperative_groups header, so NVRTC compiles it without
+// the CUDA toolkit headers).
 //
 // Per level, warps take K frontier vertices each (K = the smallest power of two >= |F| / warps,
 // within [1, 32], so the frontier is covered in one pass), compute the prefix-sum of their out-degrees with warp shuffles and spread the
@@ -22,10 +22,9 @@
 
 #define AT_PATH_PERSISTENT 3
 
-// Grid-wide barrier that also hands every thread the counters of the frontier just appended:
-// every block arrives once per call (bar[0] counts arrivals, bar[1] is the generation the waiting
-// blocks watch), and only thread 0 of each block reads the counters afterwards, into shared
-// memory. (Every thread reading them costs one request per warp on a single L2 line: with 4,096
+// Grid-wide barrier (at_grid_arrive_wait, traversal.cuh) that also hands every thread the counters
+// of the frontier just appended: only thread 0 of each block reads the counters afterwards, into
+// shared memory. (Every thread reading them costs one request per warp on a single L2 line: with 4,096
 // warps that serialised read cost more than the barrier itself.)
 __device__ __forceinline__ void at_grid_barrier_read(unsigned* bar, const volatile u64* ctr, const volatile int* hub_ctr,
                                                      u64& packed, int& hubs) {
@@ -33,18 +32,7 @@ __device__ __forceinline__ void at_grid_barrier_read(unsigned* bar, const volati
     __shared__ int s_hubs;
     __syncthreads();
     if (threadIdx.x == 0) {
-        volatile unsigned* vgen = bar + 1;
-        const unsigned gen = *vgen;
-        __threadfence();
-        if (atomicAdd(bar, 1u) == gridDim.x - 1) {
-            bar[0] = 0u;
-            __threadfence();
-            atomicAdd(bar + 1, 1u);
-        } else {
-            while (*vgen == gen) {
-            }
-        }
-        __threadfence();
+        at_grid_arrive_wait(bar);
         s_packed = *ctr;
         s_hubs = *hub_ctr;
     }
