@@ -243,6 +243,69 @@ def test_edge_list_large_fast_path(io_write, monkeypatch):
     np.testing.assert_array_equal(got, want)
 
 
+_TABLE_TOKENS = ["0", "7", "42", "007", str(2**31), str(2**63 - 2), str(2**63 - 1), str(2**64), "-1", "+1", "1.5",
+                 "1e3", "x"]
+
+
+def _loadtxt_table(body: bytes):
+    """What numpy.loadtxt reads from *body* as an int64 table of at least two columns, else None."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = np.loadtxt(io.BytesIO(body), dtype=np.int64, comments=None, ndmin=2, encoding="latin1")
+    except (ValueError, OverflowError):
+        return None
+    return None if a.shape[0] == 0 or a.shape[1] < 2 or int(a.max()) >= 2**63 - 1 else a
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_int_table_reads_what_loadtxt_reads(seed):
+    """The edge lists' fastest reader (NumPy's number parser plus a byte-level check of the line
+    structure) gives numpy.loadtxt's table whenever it answers, and answers on every regular table of
+    digits and whitespace (blank lines, tabs, CRLF, a missing last newline); anything else (another
+    field count, signs, decimals, a lone CR, past int64) it leaves to loadtxt and the tokenizer."""
+    import random
+
+    from autotune.graph import _int_table
+
+    rng = random.Random(seed)
+    answered = 0
+    for _ in range(3000):
+        k = rng.choice([1, 2, 2, 3, 4])
+        regular = rng.random() < 0.5
+        lines = []
+        for _ in range(rng.randint(1, 6)):
+            kk = k if regular or rng.random() < 0.8 else rng.randint(0, 5)
+            toks = [rng.choice(_TABLE_TOKENS[:6] if regular else _TABLE_TOKENS) for _ in range(kk)]
+            lines.append(rng.choice(["", " ", "\t"]) + rng.choice([" ", "\t", "  "]).join(toks)
+                         + rng.choice(["", " ", "\t", "\r"] if not regular else ["", " ", "\t"]))
+        body = rng.choice(["\n", "\r\n", "\n\n"]).join(lines) + rng.choice(["", "\n", "\r\n", " "])
+        if not regular and rng.random() < 0.05:
+            body = body.replace("\n", "\r")
+        data = body.encode()
+        got, want = _int_table(data), _loadtxt_table(data)
+        if got is not None:
+            answered += 1
+            assert want is not None and got.dtype == np.int64 and np.array_equal(got, want), data
+        elif regular and k >= 2:
+            assert want is None or "\r\n" in body or "\r" in body, data
+    assert answered > 500
+
+
+def test_edge_list_number_table_reader_used(io_write, monkeypatch):
+    """A SNAP-style file of digits and whitespace never reaches numpy.loadtxt (the slower reader)."""
+    import autotune.graph
+
+    def no_loadtxt(*args):
+        raise AssertionError("loadtxt used on a table of digits and whitespace")
+
+    monkeypatch.setattr(autotune.graph, "_loadtxt_edge_list", no_loadtxt)
+    g = load(io_write("t.txt", "# c\n0\t1\n1\t2\r\n\n2 0 \n5 1", "gz"))
+    assert edges(g) == {(0, 1), (1, 2), (2, 0), (5, 1)} and g.n_vertices == 6
+
+
 # ============================================================================ Matrix Market
 MTX_SYM = """%%MatrixMarket matrix coordinate pattern symmetric
 % a comment
@@ -345,6 +408,78 @@ def test_mtx_parse_errors_wrapped_with_line(io_write, body, line, fragment):
 def test_mtx_truncated(io_write):
     path = io_write("t.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n")
     expect_format_error(path, None, "Matrix Market parse error")
+
+
+def _mtx_text(fld, sym, body, nnz=None):
+    lines = [ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("%")]
+    return f"%%MatrixMarket matrix coordinate {fld} {sym}\n% c\n4 4 {len(lines) if nnz is None else nnz}\n{body}"
+
+
+def _mtx_read_both(text, monkeypatch, keep_weights):
+    """``_parse_matrix_market`` of *text* by the NumPy reader and by SciPy's (the NumPy one off):
+    each the entries and weights as lists, or the error."""
+    import autotune.graph as graph
+
+    def read():
+        try:
+            r = graph._parse_matrix_market(text.encode(), "x.mtx", keep_weights)
+        except GraphFormatError as exc:
+            return str(exc)
+        return [None if x is None else (np.asarray(x).tolist(), str(np.asarray(x).dtype)) for x in r]
+
+    fast = read()
+    with monkeypatch.context() as m:
+        m.setattr(graph, "_mtx_entries", lambda *a: None)
+        slow = read()
+    return fast, slow
+
+
+@pytest.mark.parametrize("fld,sym,body", [
+    ("pattern", "general", "1 2\n2 3\n3 1\n1 2\n"),
+    ("pattern", "symmetric", "2 1\n3 3\n\t4  2 \n\n1 4\n% c\n3 4"),
+    ("integer", "general", "1 2 4\n2 3 -1\n3 1 07\n"),
+    ("integer", "symmetric", "2 1 7\n3 3 1\n4 2 5\n1 2 9\n4 1 3\n"),
+    ("real", "general", "1 2 0.5\n2 1 1e-3\n3 1 -.5E+2\n4 4 2.\n"),
+    ("real", "symmetric", "2 1 7.5\n3 3 1.\n4 2 5e0\n4 1 3\n"),
+])
+def test_mtx_numpy_reader_gives_scipys_entries(fld, sym, body, monkeypatch):
+    """Plain entry lines are read by NumPy (no SciPy import) into SciPy's entries, in SciPy's order
+    (a symmetric file's mirror after the stored entries), with the same weights or weight error."""
+    import autotune.graph as graph
+
+    text = _mtx_text(fld, sym, body)
+    n_lines = len([ln for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("%")])
+    entries = graph._mtx_entries(graph._MTX_COMMENT_RE.sub(b"", body.encode()), fld, n_lines, 4)
+    assert entries is not None
+    for keep in (True, False):
+        fast, slow = _mtx_read_both(text, monkeypatch, keep)
+        assert fast == slow
+
+
+@pytest.mark.parametrize("fld,body,nnz", [
+    ("real", "1 2 +1.5\n", None),       # SciPy refuses a leading '+'
+    ("real", "1 2 1e\n", None),         # SciPy reads '1e' as 1.0, NumPy not at all
+    ("integer", "1 2 5.0\n", None),     # SciPy reads 5
+    ("pattern", "+1 2\n", None),
+    ("pattern", "1 2\n2 5\n", None),    # id past the size line's 4
+    ("pattern", "0 2\n", None),
+    ("pattern", "1 2\n2 3\n", 3),       # fewer entries than declared
+    ("pattern", "1 2\n2 3\r\n", None),  # CR: left to SciPy
+    ("real", "1 2 1e400\n", None),      # not finite
+])
+def test_mtx_numpy_reader_leaves_unusual_files_to_scipy(fld, body, nnz, monkeypatch):
+    import autotune.graph as graph
+
+    n = len(body.strip().split("\n")) if nnz is None else nnz
+    assert graph._mtx_entries(body.encode(), fld, n, 4) is None
+    fast, slow = _mtx_read_both(_mtx_text(fld, "general", body, nnz), monkeypatch, True)
+    assert fast == slow
+
+
+def test_mtx_last_line_ending_in_a_blank_without_newline(io_write):
+    """Read by NumPy (SciPy 1.17's reader crashes the process on this file)."""
+    g = load(io_write("tb.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3 "))
+    assert g.directed and edges(g) == {(0, 1), (1, 2)}
 
 
 # =================================================================================== DIMACS
