@@ -211,6 +211,40 @@ def test_corrupt_gzip(io_write):
     expect_format_error(path, None, "cannot decompress")
 
 
+def _gzip_cases():
+    import gzip
+
+    out = []
+    for payload in (b"", b"0 1\n" * 5000, bytes(range(256)) * 300):
+        g = gzip.compress(payload)
+        crc, size = bytearray(g), bytearray(g)
+        crc[-6] ^= 1
+        size[-2] ^= 1
+        out += [g, g + gzip.compress(b"1 2\n"), g + b"\x00\x00\x00", g + b"\x00" + gzip.compress(b"x"),
+                g + b"junk", g[:-4], g[: len(g) // 2], bytes(crc), bytes(size)]
+    named = io.BytesIO()
+    with gzip.GzipFile(filename="name.txt", mode="wb", fileobj=named, mtime=0) as fh:
+        fh.write(b"0 1\n" * 10)
+    return out + [named.getvalue()]
+
+
+@pytest.mark.parametrize("raw", _gzip_cases())
+def test_gunzip_is_gzip_decompress(raw):
+    """The loader's zlib decompression gives gzip.decompress's bytes, or raises its error (several
+    members, zero padding, trailing junk, truncated, bad CRC or length, a file name in the header)."""
+    import gzip
+
+    from autotune.graph import _gunzip
+
+    def run(f):
+        try:
+            return f(raw)
+        except Exception as exc:  # the exception's type and text
+            return type(exc), str(exc)
+
+    assert run(_gunzip) == run(gzip.decompress)
+
+
 def test_pathlike_accepted(io_write):
     from pathlib import Path
 
