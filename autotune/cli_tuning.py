@@ -261,7 +261,26 @@ def _content_key(path) -> list | None:
 
 
 def _sklearn_version_unimported() -> str | None:
-    """The installed scikit-learn's version from its package metadata (nothing imported), or None."""
+    """The installed scikit-learn's version from its package metadata (scikit-learn not imported), or
+    None: the ``Version`` of the one ``scikit_learn-*.dist-info`` beside the ``sklearn`` package that
+    would be imported, else :func:`importlib.metadata.version` (whose import, about 15 ms, the fast
+    path of ``autotune tune`` spares when the first answers)."""
+    try:
+        import importlib.util
+        from pathlib import Path
+
+        spec = importlib.util.find_spec("sklearn")  # finds, does not import
+        if spec is not None and spec.origin:
+            found = list(Path(spec.origin).parent.parent.glob("scikit_learn-*.dist-info"))
+            if len(found) == 1:
+                with open(found[0] / "METADATA", encoding="utf-8") as fh:
+                    for line in fh:
+                        if line.startswith("Version:"):
+                            return line[len("Version:"):].strip()
+                        if not line.strip():
+                            break  # end of the headers
+    except (OSError, ImportError, ValueError):
+        pass
     try:
         from importlib.metadata import version
 

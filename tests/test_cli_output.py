@@ -319,6 +319,32 @@ def test_tune_fast_path_imports_no_sklearn(tmp_path):
     assert "sklearn" not in mods and "joblib" not in mods and "optuna" not in mods
 
 
+def test_tune_of_graph_files_imports_no_scipy(tmp_path):
+    """``autotune tune`` of an edge list (gzip) and of a Matrix Market file without a GPU: the files
+    are read and profiled with NumPy alone (no SciPy, scikit-learn, Optuna or joblib imported)."""
+    import gzip
+
+    snap = tmp_path / "g.txt.gz"
+    snap.write_bytes(gzip.compress(b"# a comment\n" + b"".join(b"%d\t%d\n" % (i, (i * 7 + 1) % 50) for i in range(50))))
+    mtx = tmp_path / "g.mtx"
+    mtx.write_text(TINY_MTX)
+    env = _env(AUTOTUNE_CACHE_DIR=str(tmp_path / "c"))
+    for path in (snap, mtx):
+        run = ("import autotune.cli as c, contextlib, io\n"
+               "with contextlib.redirect_stdout(io.StringIO()):\n"
+               f"    assert c.main(['tune', {str(path)!r}, '--json']) == 0\n")
+        mods = _modules_after(run, env)
+        assert not mods & {"scipy", "sklearn", "optuna", "joblib"}, (path, mods & set(_HEAVY))
+
+
+def test_sklearn_version_unimported_is_the_package_metadata():
+    from importlib.metadata import version
+
+    from autotune import cli_tuning
+
+    assert cli_tuning._sklearn_version_unimported() == version("scikit-learn")
+
+
 @pytest.mark.parametrize("name", ["bfs_h200", "bfs_h100", "sssp_h200"])
 def test_shipped_compact_copies_are_current(name):
     """Each shipped model's compact copy (models/<name>.compact.npz, written by 'autotune retrain') is
