@@ -190,19 +190,27 @@ class _CompactModel:
                 out[r, k] = node
         return out
 
-    def predict(self, X):
-        """The label of smallest forest-weighted mean log regret, per row (ties: the first class)."""
+    def expected_log_regret(self, X):
+        """Forest-weighted mean of the training graphs' log regrets, shape (n_rows, n_classes), float64:
+        :meth:`autotune.model.SelectionModel.predict_regret`'s logarithm, computed by the same
+        operations in the same order (bit-identical, tests/test_cli_output.py)."""
         import numpy as np
 
-        out = []
-        for leaves in self.leaves(X):
+        leaves_of = self.leaves(X)
+        out = np.empty((leaves_of.shape[0], self.classes_.size))
+        for r, leaves in enumerate(leaves_of):
             same = self.train_leaves == leaves[None, :]
             size = same.sum(axis=0)
             keep = size > 0
             w = (same[:, keep] / size[keep]).sum(axis=1)
-            regret = w @ self.train_log_regret / max(w.sum(), 1e-300)
-            out.append(str(self.classes_[int(np.argmin(regret))]))
-        return np.asarray(out)
+            out[r] = w @ self.train_log_regret / max(w.sum(), 1e-300)
+        return out
+
+    def predict(self, X):
+        """The label of smallest forest-weighted mean log regret, per row (ties: the first class)."""
+        import numpy as np
+
+        return self.classes_[np.argmin(self.expected_log_regret(X), axis=1)].astype(str)
 
     def predict_config(self, features):
         """The config of the predicted label; ValueError when it cannot be rebuilt exactly (the slow

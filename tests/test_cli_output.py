@@ -429,6 +429,40 @@ def test_compact_model_predicts_what_the_model_predicts(algorithm):
     assert np.array_equal(compact.predict(X), np.asarray(m.predict(X)).astype(str))
 
 
+@pytest.mark.parametrize("name", ["bfs_h200", "sssp_h200", "bfs_h100"])
+def test_shipped_compact_copy_is_bit_identical_on_the_training_rows(name):
+    """On every row of the shipped model's training features (rebuilt from the logs its metadata
+    names), the NumPy copy the fast path predicts from gives the forest's own leaves, the same
+    expected log regrets to the last bit, and the same labels as scikit-learn's model."""
+    from pathlib import Path
+
+    from autotune import cli_tuning
+    from autotune.logs import read_log
+    from autotune.model import _buildable_records, _log_files, build_training_set, load_model
+
+    path = Path(cli_tuning.__file__).resolve().parent.parent / "models" / f"{name}.joblib"
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this checkout")
+    compact = cli_tuning._read_shipped_compact(path)
+    if compact is None:
+        pytest.skip("no shipped compact copy made with the installed scikit-learn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = load_model(path, warn=False)
+    logs = [path.parent.parent / entry["path"] for entry in m.metadata_["logs"]]
+    if not all(f.is_file() for f in logs):
+        pytest.skip("the model's training logs are not in this checkout")
+    ts = build_training_set(_buildable_records(read_log(_log_files(logs))), algorithm=m.metadata_.get("algorithm"))
+    assert [g["fingerprint"] for g in ts.graphs] == [g["fingerprint"] for g in m.metadata_["graphs"]]
+    assert list(ts.feature_names) == list(m.feature_names_in_) == list(compact.feature_names)
+    X = np.asarray(ts.X, dtype=np.float64)
+    np.testing.assert_array_equal(compact.leaves(X), m.train_leaves_)
+    np.testing.assert_array_equal(compact.leaves(X), m._leaves(m._design(X)))
+    got, want = compact.expected_log_regret(X), m._expected_log_regret(m._design(X))
+    assert got.dtype == want.dtype == np.float64 and got.tobytes() == want.tobytes()
+    np.testing.assert_array_equal(compact.predict(X), np.asarray(m.predict(X)).astype(str))
+
+
 def test_compact_copy_goes_stale_with_the_model(tmp_path, monkeypatch):
     """A copy is keyed by the model file's and its metadata's size and mtime: a new model is not
     predicted from an old copy."""
