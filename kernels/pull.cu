@@ -30,6 +30,14 @@
 // chunks (Busato & Bombieri, "Efficient load balancing techniques for graph traversal applications
 // on GPUs", section 3.3, applied to in-edges).
 //
+// Long rows (AT_PULL_SERIAL): a thread scans the first AT_PULL_SERIAL in-edges of its vertex alone
+// (most vertices that find a parent find it there); when the rows still open after that are uneven
+// (one warp-wide scan per open row, 32 in-edges per step, takes fewer steps than the longest row
+// alone), the whole warp scans them one after the other with a ballot for the first hit
+// (Enterprise's warp-level work for larger vertices, section 4.2, applied to the bottom-up scan), so
+// a warp's time is about the sum of its long rows / 32 instead of its longest row; else the threads
+// finish their rows alone.
+//
 // Frontier bitmap (aux->frontier_bits, Enterprise section 4.1's status array kept as bits): the parent
 // test of a pull level reads `distances` (or the operator's status) at a random in-neighbour for
 // every in-edge it scans; when that array is larger than the L2 cache (kron scale 26: 268 MB against
@@ -42,6 +50,9 @@
 
 #define AT_HUB_CACHE_SIZE 1024  // entries (power of two), >= the engine's HUB_CACHE_ENTRIES
 #define AT_PULL_CHUNK 1024      // in-edges per warp work item of a heavy vertex (engine: PULL_CHUNK)
+#ifndef AT_PULL_SERIAL
+#define AT_PULL_SERIAL 8        // in-edges a thread scans alone before its warp takes the rest of the row
+#endif
 
 // Build the frontier bitmap of a pull level (grid-stride over 32-vertex words, one ballot each).
 template <class Op>
@@ -101,22 +112,65 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         bool claim = false;
         int deg = 0;
         eid_t rs = 0;
+        vid_t parent = -1;
+        eid_t k = 0, e = 0;
         if (v < n && Op::pull_unvisited(op, v) && pull_offsets[v + 1] - pull_offsets[v] <= heavy_degree) {
-            const eid_t b = pull_offsets[v], e = pull_offsets[v + 1];
-            vid_t parent = -1;
-            for (eid_t k = b; k < e; ++k) {
+            k = pull_offsets[v];
+            e = pull_offsets[v + 1];
+            const eid_t stop = min(e, k + (eid_t)AT_PULL_SERIAL);  // the first in-edges: this thread alone
+            for (; k < stop; ++k) {
                 const vid_t u = pull_indices[k];
                 if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || at_pull_in_frontier<Op>(op, fbits, u, L)) {
                     parent = u;
                     break;
                 }
             }
-            if (parent >= 0) {
-                claim = true;
-                Op::pull_claim(op, v, parent, L);
-                rs = row_offsets[v];
-                deg = (int)(row_offsets[v + 1] - rs);
+        }
+        // The rest of the rows still without a parent: when the warp's open rows are uneven, the whole
+        // warp scans each in turn, 32 in-edges per step (coalesced; a ballot stops it at the first
+        // hit), so one long row no longer keeps 31 idle lanes waiting while its thread walks it
+        // alone. At most sum(ceil(rest / 32)) warp steps against at most max(rest) steps of the
+        // threads alone: the smaller bound decides (warp-uniform), so rows that are all short or
+        // all alike stay with their threads.
+        const bool open = parent < 0 && k < e;
+        const int rest = open ? (int)min(e - k, (eid_t)0x7fffffff) : 0;
+        int steps = (rest + 31) >> 5, longest = rest;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            steps += __shfl_xor_sync(AT_FULL_MASK, steps, off);
+            longest = max(longest, __shfl_xor_sync(AT_FULL_MASK, longest, off));
+        }
+        if (steps >= longest) {  // warp-uniform: the threads finish their rows alone
+            for (; parent < 0 && k < e; ++k) {
+                const vid_t u = pull_indices[k];
+                if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || at_pull_in_frontier<Op>(op, fbits, u, L))
+                    parent = u;
             }
+        }
+        unsigned todo = __ballot_sync(AT_FULL_MASK, parent < 0 && k < e);
+        while (todo != 0u) {  // warp-uniform
+            const int owner = __ffs(todo) - 1;
+            todo &= todo - 1u;
+            const eid_t kb = __shfl_sync(AT_FULL_MASK, k, owner);
+            const eid_t ke = __shfl_sync(AT_FULL_MASK, e, owner);
+            for (eid_t k0 = kb; k0 < ke; k0 += 32) {  // warp-uniform
+                const eid_t kk = k0 + lane;
+                const vid_t u = kk < ke ? pull_indices[kk] : -1;
+                const bool hit = u >= 0 && ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) ||
+                                            at_pull_in_frontier<Op>(op, fbits, u, L));
+                const unsigned m = __ballot_sync(AT_FULL_MASK, hit);
+                if (m != 0u) {
+                    const vid_t found = __shfl_sync(AT_FULL_MASK, u, __ffs(m) - 1);
+                    if (lane == owner) parent = found;
+                    break;
+                }
+            }
+        }
+        if (parent >= 0) {
+            claim = true;
+            Op::pull_claim(op, v, parent, L);
+            rs = row_offsets[v];
+            deg = (int)(row_offsets[v + 1] - rs);
         }
         at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
     }
