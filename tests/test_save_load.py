@@ -307,17 +307,31 @@ def test_numpy_reader_leaves_bad_lines_to_the_tokenizer(tmp_path, text, line, fr
 
 
 def test_numpy_reader_is_used_for_a_plain_file(tmp_path, monkeypatch):
+    """A plain table of integers is read by NumPy's number parser (``_int_table``), without
+    loadtxt; when that declines, by loadtxt on the named file (NumPy's chunked C reader), not on a
+    copy in memory."""
     import autotune.graph as graph_module
 
     p = tmp_path / "plain.txt"
     p.write_text("# c\n0 1\n1 2\n")
-    calls = []
-    real = np.loadtxt
+    calls, tables = [], []
+    real, real_table = np.loadtxt, graph_module._int_table
 
     def spy(fname, *a, **k):
         calls.append(fname)
         return real(fname, *a, **k)
 
+    def spy_table(body):
+        out = real_table(body)
+        tables.append(out is not None)
+        return out
+
     monkeypatch.setattr(graph_module.np, "loadtxt", spy)
-    assert load_graph(str(p), xp=np).n_edges == 2
-    assert calls == [str(p)]  # the named file (NumPy's chunked C reader), not a copy in memory
+    monkeypatch.setattr(graph_module, "_int_table", spy_table)
+    g = load_graph(str(p), xp=np)
+    assert g.n_edges == 2 and tables == [True] and calls == []
+    monkeypatch.setattr(graph_module, "_int_table", lambda body: None)
+    p2 = tmp_path / "plain2.txt"
+    p2.write_text("# c\n0 1\n1 2\n")
+    assert load_graph(str(p2), xp=np).n_edges == 2
+    assert calls == [str(p2)]  # the named file, not a copy in memory
