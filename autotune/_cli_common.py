@@ -121,12 +121,12 @@ _GLOB_CHARS = set("*?[")
 
 
 def _shared(entry: str) -> list[str]:
-    """The files a ``shared:NAME`` entry names (:func:`autotune.sweep.resolve_graph_entry`: a file
+    """The files a ``shared:NAME`` entry names (:func:`autotune._files.resolve_graph_entry`: a file
     name or glob in ``$AUTOTUNE_SHARED_GRAPHS`` or ``<repo>/.graphs``). A NAME without an extension
     that names no file is matched against the file names without their extensions
     (``shared:road-usroads`` is ``road-usroads.mtx.gz``)."""
+    from ._files import SHARED_PREFIX, resolve_graph_entry
     from .errors import InvalidArgumentError, MissingFileError
-    from .sweep import SHARED_PREFIX, resolve_graph_entry
 
     try:
         return resolve_graph_entry(entry)

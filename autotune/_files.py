@@ -15,7 +15,8 @@ import stat
 
 from .errors import FileAccessError, MissingFileError
 
-__all__ = ["check_regular_file", "open_regular", "read_bytes", "read_text", "write_text", "read_config_file"]
+__all__ = ["check_regular_file", "open_regular", "read_bytes", "read_text", "write_text", "read_config_file",
+           "SHARED_PREFIX", "shared_graphs_dirs", "resolve_graph_entry"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -227,3 +228,57 @@ def model_candidates(algorithm: str, dirs) -> list:
                 seen.add(key)
                 out.append(f)
     return out
+
+
+# ------------------------------------------------------------------------------ shared graphs
+# Here, not in :mod:`autotune.sweep` (which re-exports them), so that ``autotune tune shared:NAME``
+# resolves the name without importing the sweep and its log machinery.
+
+#: ``graph.spec`` prefix naming a file of the shared real-graph set.
+SHARED_PREFIX = "shared:"
+
+
+def shared_graphs_dirs() -> list:
+    """Where ``shared:`` entries are looked up, in order: ``$AUTOTUNE_SHARED_GRAPHS``, then
+    ``<repo>/.graphs`` (only folders that exist)."""
+    from pathlib import Path
+
+    cands = [os.environ.get("AUTOTUNE_SHARED_GRAPHS"), Path(__file__).resolve().parent.parent / ".graphs"]
+    return [Path(c) for c in cands if c and Path(c).is_dir()]
+
+
+def resolve_graph_entry(entry: str) -> list[str]:
+    """Paths or specs a graph entry stands for (``shared:`` entries resolved, globs expanded).
+
+    Parameters
+    ----------
+    entry : str
+        A path, a generator spec, or ``shared:NAME`` (``NAME`` a file name or glob in the shared
+        graph folder).
+
+    Returns
+    -------
+    list of str
+        One item, except for a ``shared:`` glob (every match, sorted).
+
+    Raises
+    ------
+    MissingFileError
+        (a ``FileNotFoundError``) When a ``shared:`` entry matches nothing, naming the folders
+        searched.
+    """
+    import fnmatch
+
+    entry = entry.strip()
+    if not entry.startswith(SHARED_PREFIX):
+        return [entry]
+    name = entry[len(SHARED_PREFIX):].strip()
+    dirs = shared_graphs_dirs()
+    for d in dirs:
+        hits = sorted(str(p) for p in d.iterdir() if p.is_file() and fnmatch.fnmatch(p.name, name)
+                      and not p.name.endswith(".tsv"))
+        if hits:
+            return hits
+    where = ", ".join(str(d) for d in dirs) or "none of them exists"
+    raise MissingFileError(entry, f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS "
+                                  f"and <repo>/.graphs ({where})")

@@ -58,7 +58,6 @@ names a file of the shared real-graph set, found in ``$AUTOTUNE_SHARED_GRAPHS`` 
 """
 from __future__ import annotations
 
-import fnmatch
 import os
 import platform
 import re
@@ -68,8 +67,9 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from ._files import SHARED_PREFIX, resolve_graph_entry, shared_graphs_dirs  # noqa: F401  (re-exported)
 from .config import TraversalConfig, _FIELDS
-from .errors import DeviceFaultError, InvalidArgumentError, MissingFileError
+from .errors import DeviceFaultError, InvalidArgumentError
 from .logs import LogRecord, LogWriter, make_record, read_log
 
 __all__ = [
@@ -104,9 +104,6 @@ REAL_GRAPH_KINDS: dict[str, str] = {
     "delaunay_n16": "mesh", "delaunay_n17": "mesh",
     "road-usroads": "road",
 }
-
-#: ``graph.spec`` prefix naming a file of the shared real-graph set.
-SHARED_PREFIX = "shared:"
 
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -395,47 +392,6 @@ def baseline_configs(features, device, algorithm: str = "bfs") -> tuple[Traversa
 
 
 # ------------------------------------------------------------------------------------ graphs
-def shared_graphs_dirs() -> list[Path]:
-    """Where ``shared:`` entries are looked up, in order: ``$AUTOTUNE_SHARED_GRAPHS``, then
-    ``<repo>/.graphs`` (only folders that exist)."""
-    cands = [os.environ.get("AUTOTUNE_SHARED_GRAPHS"), _REPO / ".graphs"]
-    return [Path(c) for c in cands if c and Path(c).is_dir()]
-
-
-def resolve_graph_entry(entry: str) -> list[str]:
-    """Paths or specs a graph entry stands for (``shared:`` entries resolved, globs expanded).
-
-    Parameters
-    ----------
-    entry : str
-        A path, a generator spec, or ``shared:NAME`` (``NAME`` a file name or glob in the shared
-        graph folder).
-
-    Returns
-    -------
-    list of str
-        One item, except for a ``shared:`` glob (every match, sorted).
-
-    Raises
-    ------
-    FileNotFoundError
-        When a ``shared:`` entry matches nothing, naming the folders searched.
-    """
-    entry = entry.strip()
-    if not entry.startswith(SHARED_PREFIX):
-        return [entry]
-    name = entry[len(SHARED_PREFIX):].strip()
-    dirs = shared_graphs_dirs()
-    for d in dirs:
-        hits = sorted(str(p) for p in d.iterdir() if p.is_file() and fnmatch.fnmatch(p.name, name)
-                      and not p.name.endswith(".tsv"))
-        if hits:
-            return hits
-    where = ", ".join(str(d) for d in dirs) or "none of them exists"
-    raise MissingFileError(entry, f"shared graph {name!r} not found; looked in $AUTOTUNE_SHARED_GRAPHS "
-                                  f"and <repo>/.graphs ({where})")
-
-
 def read_corpus(path) -> list[str]:
     """The graph entries of a corpus file (one per line; ``#`` comments and blank lines skipped).
 
