@@ -482,15 +482,18 @@ def _int_table(body: bytes):
     """
     if not body or body.translate(None, _INT_TABLE_BYTES):
         return None
-    if b"\r" in body and body.count(b"\r") != body.count(b"\r\n"):
-        return None  # a CR that ends no line
     b = np.frombuffer(body, dtype=np.uint8)
+    newline = b == 10
+    if b"\r" in body:
+        cr = b == 13
+        if bool(cr[-1]) or bool(np.any(cr[:-1] > newline[1:])):
+            return None  # a CR that ends no line
+        del cr
     digit = b > 32  # only digits and whitespace are left
     event = np.empty(b.size, dtype=bool)  # the first digit of a token, or a newline
     event[0] = digit[0]
     np.greater(digit[1:], digit[:-1], out=event[1:])
     del digit
-    newline = b == 10
     event |= newline
     is_newline = newline[np.flatnonzero(event)]
     del event, newline
@@ -508,11 +511,11 @@ def _int_table(body: bytes):
     k = int(np.argmax(is_newline))  # tokens of the first line
     if k < 2 or is_newline.size % (k + 1):
         return None
-    lines = is_newline.reshape(-1, k + 1)  # each: k tokens, then the line end
-    if bool(lines[:, :k].any()) or not bool(lines[:, k].all()):
+    n_lines = is_newline.size // (k + 1)  # each: k tokens, then the line end
+    if not bool(is_newline[k::k + 1].all()) or int(np.count_nonzero(is_newline)) != n_lines:
         return None
     values = _fromstring(body, np.int64)
-    if values is None or values.size != lines.shape[0] * k or int(values.max()) >= _INT64_MAX:
+    if values is None or values.size != n_lines * k or int(values.max()) >= _INT64_MAX:
         return None  # NumPy's parser saturates past the int64 range
     return values.reshape(-1, k)
 
