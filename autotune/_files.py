@@ -16,7 +16,7 @@ import stat
 from .errors import FileAccessError, MissingFileError
 
 __all__ = ["check_regular_file", "open_regular", "read_bytes", "read_text", "write_text", "read_config_file",
-           "SHARED_PREFIX", "shared_graphs_dirs", "resolve_graph_entry"]
+           "SHARED_PREFIX", "shared_graphs_dirs", "resolve_graph_entry", "cache_dir"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -187,6 +187,19 @@ def read_config_file(path):
         return TraversalConfig.from_json(text)
     except (ValueError, TypeError) as exc:  # bad JSON or an invalid field (the message names it)
         raise ConfigError(f"{os.fspath(path)}: not a valid traversal config: {exc}") from None
+
+
+def cache_dir():
+    """autotune's cache folder: ``$AUTOTUNE_CACHE_DIR``, else ``$XDG_CACHE_HOME/autotune``, else
+    ``~/.cache/autotune`` (a :class:`pathlib.Path`; not created here). Re-exported by
+    :mod:`autotune.search`."""
+    from pathlib import Path
+
+    env = os.environ.get("AUTOTUNE_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "autotune"
 
 
 def model_dirs() -> list:

@@ -58,7 +58,7 @@ def _needs_gpu(what: str, alternative: str) -> bool:
 # ``autotune tune GRAPH`` without --trials on a machine without a GPU answers in well under a second:
 # importing scikit-learn (which imports SciPy's stats) to unpickle the forest costs more than a second
 # by itself, so the CLI predicts from a compact NumPy copy of the model's trees kept in autotune's
-# cache folder (``<cache>/models/*.npz``; :func:`autotune.search.cache_dir`). The copy is made after
+# cache folder (``<cache>/models/*.npz``; :func:`autotune._files.cache_dir`). The copy is made after
 # the first prediction that loads the joblib model, and only once it has been checked to give the
 # model's own leaves and choices (the shipped format stays joblib). Whatever the fast path does not
 # cover exactly (a GPU: stored search results and device checks; a model without a valid copy,
@@ -145,7 +145,7 @@ def _compact_key(path) -> list | None:
 def _compact_file(path):
     import hashlib
 
-    from .search import cache_dir
+    from ._files import cache_dir
 
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:16]
     return cache_dir() / "models" / f"{path.stem}-{digest}.npz"
@@ -474,8 +474,8 @@ def _fast_path(g, args, model):
             return None
         if mdl.metadata_.get("sklearn_version") != mdl.sklearn_version:
             return None  # trained with another scikit-learn than the installed one: the slow path warns
+    from ._tune_result import TuneResult
     from .features import profile
-    from .search import _RULE_TEXT, _TRAIN_HINT, TuneResult
 
     t0 = time.perf_counter()
     feats = profile(g)
@@ -483,6 +483,7 @@ def _fast_path(g, args, model):
     base = dict(graph=g.name, fingerprint=g.fingerprint, features=feats, device=None, profile_ms=profile_ms)
     t1 = time.perf_counter()
     if mdl is None:  # --no-model
+        from .search import _RULE_TEXT, _TRAIN_HINT
         from .sssp_rules import BASELINE_NAMES, baseline_rule
 
         cfg = baseline_rule(algorithm, feats, None)

@@ -53,10 +53,13 @@ import math
 import os
 import time
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+# TuneResult and cache_dir live in small modules that the fast path of 'autotune tune' imports
+# without this one; re-exported here
+from ._files import cache_dir  # noqa: F401
+from ._tune_result import TuneResult  # noqa: F401
 from .config import TraversalConfig, _FIELDS
 from .errors import AutotuneError, InvalidArgumentError, ModelError
 from .features import GraphFeatures
@@ -248,15 +251,6 @@ def _trial_seeded_tpe(seed: int | None):
 # ============================================================================ storage
 class SearchError(AutotuneError, RuntimeError):
     """A search could not produce a valid config (every trial failed), or a study mismatch."""
-
-
-def cache_dir() -> Path:
-    """autotune's cache folder: ``$AUTOTUNE_CACHE_DIR``, else ``$XDG_CACHE_HOME/autotune``, else ``~/.cache/autotune``."""
-    env = os.environ.get("AUTOTUNE_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "autotune"
 
 
 def default_storage() -> str:
@@ -572,66 +566,6 @@ def stored_best(graph_or_fingerprint, device_name: str, storage: str | None = No
         if best is not None:
             return best[0], best[1], name
     return None
-
-
-# ============================================================================ results
-@dataclass
-class TuneResult:
-    """What :func:`tune_detailed` did.
-
-    Attributes
-    ----------
-    config : TraversalConfig
-        The chosen config.
-    method : str
-        ``"model"`` (fast path, model prediction), ``"table2"`` (BFS fast path, no model: paper
-        000's rules), ``"delta_rule"`` (SSSP fast path, no model: paper 003's Delta rule),
-        ``"stored"`` (best of a finished search for this graph and GPU model) or ``"search"``.
-    graph : str
-        Graph name.
-    fingerprint : str
-    features : GraphFeatures
-    device : str or None
-        GPU model (None on a CPU-only fast path).
-    profile_ms : float
-        Profiling cost, ms.
-    select_ms : float
-        Cost of the selection after profiling (model load + predict, or the search), ms.
-    best_ms : float or None
-        Median time of the config (search / stored), ms.
-    study : str or None
-        Study name (search / stored).
-    storage : str or None
-    n_trials : int
-        Trials counted in the study (search).
-    candidates : list of dict
-        Enqueued first trials: ``{"source": "model"|"table2"|"delta_rule", "config_id", "label"}``.
-    message : str
-        One line saying how the config was chosen.
-    """
-
-    config: TraversalConfig
-    method: str
-    graph: str
-    fingerprint: str
-    features: GraphFeatures
-    device: str | None = None
-    profile_ms: float = 0.0
-    select_ms: float = 0.0
-    best_ms: float | None = None
-    study: str | None = None
-    storage: str | None = None
-    n_trials: int = 0
-    candidates: list = field(default_factory=list)
-    message: str = ""
-
-    def to_dict(self) -> dict:
-        """JSON-ready dict (config as its dict, features as their dict)."""
-        return {"graph": self.graph, "fingerprint": self.fingerprint, "method": self.method,
-                "config": self.config.to_dict(), "config_id": self.config.config_id, "label": self.config.label,
-                "device": self.device, "profile_ms": self.profile_ms, "select_ms": self.select_ms,
-                "best_ms": self.best_ms, "study": self.study, "storage": self.storage, "n_trials": self.n_trials,
-                "candidates": self.candidates, "message": self.message, "features": self.features.to_dict()}
 
 
 # ============================================================================ tune

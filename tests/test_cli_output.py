@@ -335,13 +335,14 @@ def test_tune_of_graph_files_imports_no_scipy(tmp_path):
                f"    assert c.main(['tune', {str(path)!r}, '--json']) == 0\n")
         mods = _modules_after(run, env)
         assert not mods & {"scipy", "sklearn", "optuna", "joblib"}, (path, mods & set(_HEAVY))
-    # a shared:NAME argument is resolved without the sweep module (and its log machinery)
+    # a shared:NAME argument is resolved without the sweep module (and its log machinery), and the
+    # fast path's result is built without the search module
     r = subprocess.run([sys.executable, "-c", "import autotune.cli as c, contextlib, io, sys\n"
                         "with contextlib.redirect_stdout(io.StringIO()):\n"
-                        "    assert c.main(['tune', 'shared:tiny', '--json']) == 0\n"
-                        "print('autotune.sweep' in sys.modules)"],
+                        "    assert c.main(['tune', 'shared:tiny']) == 0\n"
+                        "print(sorted({'autotune.sweep', 'autotune.search'} & set(sys.modules)))"],
                        capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
-    assert r.returncode == 0 and r.stdout.split()[-1] == "False", r.stdout + r.stderr
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "[]", r.stdout + r.stderr
 
 
 def test_sklearn_version_unimported_is_the_package_metadata():
