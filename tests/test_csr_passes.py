@@ -426,3 +426,18 @@ def test_int64_offsets_validate_save_load_and_helpers(pair, directed, tmp_path):
         a, b = _csr._with_direction(g, False), _csr._with_direction(g32, False)
         assert a.fingerprint == b.fingerprint and a.n_weight_conflicts == b.n_weight_conflicts
         assert a.row_offsets.dtype == b.row_offsets.dtype == np.int32  # the rebuilt offsets: int32 again
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_edges_given_in_key_order_build_the_same_csr(directed):
+    """The host build skips sorting keys that are already in (source, target) order: the same CSR,
+    duplicate and self-loop counts as from the same edges in another order."""
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 300, 5000), rng.integers(0, 300, 5000)
+    order = np.lexsort((dst, src))
+    a = from_edges(src[order], dst[order], 300, directed=directed, xp=np)
+    b = from_edges(src, dst, 300, directed=directed, xp=np)
+    np.testing.assert_array_equal(a.row_offsets, b.row_offsets)
+    np.testing.assert_array_equal(a.column_indices, b.column_indices)
+    assert (a.n_self_loops_removed, a.n_duplicates_removed) == (b.n_self_loops_removed, b.n_duplicates_removed)
+    assert a.n_duplicates_removed > 0 and a.n_self_loops_removed > 0
