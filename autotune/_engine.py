@@ -64,7 +64,7 @@ PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit"
                          ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("eid_bytes", "<i4"),
                          ("inline_degree", "<i4"), ("pad", "<i4"), ("n_edges", "<i8")],
                         align=True)
-#: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 288 bytes: options and scratch buffers of
+#: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 320 bytes: options and scratch buffers of
 #: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
 AT_SQ_MAX_BINS = 16
 AUX_DTYPE = np.dtype([
@@ -73,11 +73,12 @@ AUX_DTYPE = np.dtype([
     ("dc_small", "<i4"), ("dc_middle", "<i4"), ("dc_large", "<i4"), ("bs_dynamic_chunk", "<i4"),
     ("n_hub_cache", "<i4"), ("heavy_off", "<i4", (AT_SQ_MAX_BINS + 2,)),
     ("heavy", "<u8"), ("heavy_ctr", "<u8"), ("dc_queue", "<u8", (8,)), ("dc_ctr", "<u8"), ("coo_src", "<u8"),
-    ("hub_list", "<u8"), ("barrier", "<u8"), ("work_ctr", "<u8"), ("pull_heavy", "<u8"), ("pull_heavy_chunks", "<u8"),
+    ("hub_list", "<u8"), ("barrier", "<u8"), ("work_ctr", "<u8"), ("pull_heavy_items", "<u8"),
     ("n_pull_heavy", "<i4"), ("pull_heavy_total", "<i4"), ("pull_heavy_degree", "<i4"), ("pull_pad", "<i4"),
-    ("frontier_bits", "<u8")],
+    ("frontier_bits", "<u8"), ("unvisited", "<u8", (2,)), ("unvisited_ctr", "<u8"), ("pull_vertices", "<u8"),
+    ("n_pull_vertices", "<i4"), ("unvisited_pad", "<i4")],
     align=True)
-#: Pull levels: vertices of larger in-degree are scanned by warps in chunks (pull.cu, ``BFSAux.pull_heavy``).
+#: Pull levels: vertices of larger in-degree are scanned by warps in chunks (pull.cu, ``BFSAux.pull_heavy_items``).
 PULL_HEAVY_DEGREE = 256
 #: In-edges per warp work item of those vertices; must equal ``AT_PULL_CHUNK`` in kernels/pull.cu.
 PULL_CHUNK = 1024
@@ -86,6 +87,18 @@ PULL_CHUNK = 1024
 #: random status reads of the in-edge scans miss L2, and a bitmap (n / 8 bytes) fits it. An engine
 #: policy, exact either way (measured on the H200 before/after, see README "Scale").
 PULL_BITMAP_L2_SHARE = 0.5
+
+
+#: Pull levels examine a list of vertices (kernels/pull.cu, ``BFSAux.unvisited``): a pull level after a
+#: pull level only the vertices the previous one left without a parent, the first one of a run of pull
+#: levels only the vertices of in-degree 1..PULL_HEAVY_DEGREE, each when it is shorter than all the
+#: vertices by at least one grid-stride round (the kernel's threads). Built only for graphs with more vertices than the pull kernel's
+#: resident threads (else no list can save a round). Off (False): every pull level examines every
+#: vertex, as before (measured on the H200 before/after, README "Scale").
+PULL_UNVISITED_LIST = True
+#: Blocks of the pull kernel's grid at most (None: as many as are resident). Only the tests lower it:
+#: a small grid walks a small graph in many grid-stride rounds, as a large graph is walked.
+PULL_GRID_BLOCKS: int | None = None
 
 
 def use_pull_bitmap(n_vertices: int, l2_bytes: int) -> bool:
@@ -106,7 +119,7 @@ SSSP_STATE_DTYPE = np.dtype([
 #: kernel headers by the test-suite).
 DEVICE_STRUCTS = {"BFSState": STATE_DTYPE, "BFSParams": PARAMS_DTYPE, "BFSAux": AUX_DTYPE, "OpArgs": OPARGS_DTYPE,
                   "SSSPState": SSSP_STATE_DTYPE}
-assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 64 and AUX_DTYPE.itemsize == 288
+assert STATE_DTYPE.itemsize == 64 and PARAMS_DTYPE.itemsize == 64 and AUX_DTYPE.itemsize == 320
 assert OPARGS_DTYPE.itemsize == 104 and SSSP_STATE_DTYPE.itemsize == 64
 AT_OFF = np.iinfo(np.int32).max
 #: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
@@ -266,6 +279,8 @@ def common_bytes_needed(graph, config, trace_entries: int, offsets=None) -> int:
         need += 4 * n                      # heavy-vertex segments (at most every vertex)
     if config.direction == "push_pull":
         need += 4 * ((n + 31) // 32)       # the pull levels' frontier bitmap (when the engine uses it)
+        need += 3 * 4 * n + 8              # their vertex lists (two for the unvisited, one static) and counters
+        need += 8 * (m // PULL_CHUNK + m // PULL_HEAVY_DEGREE + 1)  # chunk work items of heavy in-degree vertices
     if config.direction == "push_pull" and graph.directed and "transpose" not in graph._cache:
         need += eb * (n + 1) + 4 * m       # in-edges (transposed CSR), kept
         need += 12 * m                     # transient: row ids + sort order while transposing
@@ -423,6 +438,11 @@ class TraversalEngine:
         self.grid = self._resident_blocks(push, b)
         self.resident_threads = self.grid * b
         self._launches.append((push, self.grid, b))
+        if pull:
+            pull_kernel = get_kernel("pull", f"pull_level<{b}, {wp}, {op}>", alg, e64)
+            self._pull_grid = self._resident_blocks(pull_kernel, b)
+            if PULL_GRID_BLOCKS:
+                self._pull_grid = min(self._pull_grid, int(PULL_GRID_BLOCKS))
         self.aux_host, self._aux_buffers = self._build_aux(cfg)
         self.aux = cupy.asarray(np.frombuffer(self.aux_host.tobytes(), dtype=np.uint8))
         if not self.aux_host["push_finishes"]:  # deferred outliers / supplementary queues close the level
@@ -432,8 +452,7 @@ class TraversalEngine:
             if self.aux_host["frontier_bits"]:
                 k = get_kernel("pull", f"pull_bitmap<{op}>", alg, e64)
                 self._launches.append((k, self._resident_blocks(k, 256), 256))
-            k = get_kernel("pull", f"pull_level<{b}, {wp}, {op}>", alg, e64)
-            self._launches.append((k, self._resident_blocks(k, b), b))
+            self._launches.append((pull_kernel, self._pull_grid, b))
         self._launches += self._extra_launches(wp)
         self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.op_args,
                       self.frontiers[0], self.frontiers[1], self.prefixes[0], self.prefixes[1],
@@ -533,14 +552,16 @@ class TraversalEngine:
             aux["barrier"] = ptr("barrier", cupy.zeros(2, dtype=np.uint32))
         if cfg.direction == "push_pull":
             self._pull_heavy_aux(aux, ptr)
+            if PULL_UNVISITED_LIST and self.n > self._pull_grid * b:
+                self._pull_lists_aux(aux, ptr)
             if use_pull_bitmap(self.n, self.props.get("l2_bytes", 0)):
                 aux["frontier_bits"] = ptr("frontier_bits", cupy.zeros((self.n + 31) // 32, dtype=np.uint32))
         return aux, bufs
 
     def _pull_heavy_aux(self, aux, ptr) -> None:
-        """The pull levels' list of vertices with in-degree > :data:`PULL_HEAVY_DEGREE` and the prefix of
-        their in-edge chunks (:data:`PULL_CHUNK` edges each): pull.cu scans those vertices with one warp
-        per chunk. One thread per vertex (Enterprise's bottom-up step) costs a level as much as the
+        """The pull levels' work items for the vertices of in-degree > :data:`PULL_HEAVY_DEGREE`: one per
+        chunk of :data:`PULL_CHUNK` in-edges (the vertex and the chunk's index, so a warp finds its
+        vertex in one load): pull.cu scans those vertices with one warp per chunk. One thread per vertex (Enterprise's bottom-up step) costs a level as much as the
         largest unvisited in-degree: measured on the H200, a directed bow-tie graph (2·10^6 vertices,
         unreachable vertices of in-degree up to 245,886) took 5 ms per pull level against 0.1–0.3 ms
         per push level."""
@@ -553,11 +574,39 @@ class TraversalEngine:
         chunks = cupy.zeros(heavy.size + 1, dtype=np.int64)
         cupy.cumsum((in_deg[heavy].astype(np.int64) + PULL_CHUNK - 1) // PULL_CHUNK, out=chunks[1:])
         total = int(chunks[-1])
-        aux["pull_heavy"] = ptr("pull_heavy", heavy)
-        aux["pull_heavy_chunks"] = ptr("pull_heavy_chunks", chunks.astype(np.int32))
+        # one work item per chunk: (vertex << 32) | the chunk's index among its vertex's chunks
+        c = cupy.arange(total, dtype=np.int64)
+        owner = cupy.searchsorted(chunks, c, side="right") - 1
+        items = (heavy[owner].astype(np.uint64) << np.uint64(32)) | (c - chunks[owner]).astype(np.uint64)
+        aux["pull_heavy_items"] = ptr("pull_heavy_items", items)
         aux["n_pull_heavy"] = int(heavy.size)
         aux["pull_heavy_total"] = total
         aux["pull_heavy_degree"] = PULL_HEAVY_DEGREE
+
+    def _pull_lists_aux(self, aux, ptr) -> None:
+        """The pull levels' vertex lists (kernels/pull.cu, ``BFSAux.unvisited``): two lists of the
+        vertices a pull level left without a parent (the next pull level examines only those) and
+        the static list of the vertices a pull level can claim (in-degree 1..the heavy threshold; the
+        heavy ones have their own pass), read by the first pull level of a run. The kernel reads a
+        list only when it is shorter than all the vertices by at least the grid's threads.
+        Enterprise (Liu & Huang, SC'15), section 2.1 (a bottom-up level's frontier is the unvisited
+        vertices) and section 3 (a queue of them instead of a thread per vertex): on kron scale 22,
+        45 % of the vertices are isolated and the level after the explosion leaves ~15 % of the
+        others."""
+        import cupy
+
+        in_deg = cupy.diff(self.pull_offsets)
+        keep = in_deg > 0
+        if int(aux["n_pull_heavy"]) > 0:
+            keep &= in_deg <= int(aux["pull_heavy_degree"])
+        n_keep = int(keep.sum())
+        cap = max(n_keep, 1)
+        aux["unvisited"][0] = ptr("unvisited0", cupy.empty(cap, dtype=np.int32))
+        aux["unvisited"][1] = ptr("unvisited1", cupy.empty(cap, dtype=np.int32))
+        aux["unvisited_ctr"] = ptr("unvisited_ctr", cupy.zeros(2, dtype=np.int32))
+        if n_keep < self.n:
+            aux["pull_vertices"] = ptr("pull_vertices", cupy.flatnonzero(keep).astype(np.int32))
+            aux["n_pull_vertices"] = n_keep
 
     def _resident_blocks(self, kernel, block: int) -> int:
         """Blocks of *kernel* that fit on the GPU at once: SMs x the driver's occupancy for *block*

@@ -46,12 +46,28 @@
 // consecutive vertices, plain stores, no atomics: n / 8 bytes, 8 MB for kron 26, which stays in L2),
 // and pull_level tests the bit instead. The engine turns it on when the status array exceeds half
 // the L2 (autotune/_engine.py, PULL_BITMAP_L2_SHARE).
+//
+// Vertex lists (BFSAux.unvisited; Enterprise section 2.1: a bottom-up level's frontier is the set of
+// unvisited vertices, and section 3: a queue of exactly those instead of a thread per vertex of the
+// graph): a level that walks every vertex pays one dependent round trip per grid-stride round for
+// vertices with nothing to do -- on kron scale 22, 45 % of the vertices are isolated, and after the
+// explosion level ~15 % of the others are still unvisited. The first pull level of a run walks the
+// static list of the vertices of in-degree 1..pull_heavy_degree; each pull level appends the vertices
+// it left without a parent (warp-aggregated), and the next pull level walks only those, knowing they
+// are unvisited. Each list is read only when it is shorter than all the vertices by at least one
+// grid-stride round (see pull_level).
 #include "traversal.cuh"
 
 #define AT_HUB_CACHE_SIZE 1024  // entries (power of two), >= the engine's HUB_CACHE_ENTRIES
 #define AT_PULL_CHUNK 1024      // in-edges per warp work item of a heavy vertex (engine: PULL_CHUNK)
 #ifndef AT_PULL_SERIAL
 #define AT_PULL_SERIAL 8        // in-edges a thread scans alone before its warp takes the rest of the row
+#endif
+#ifndef AT_PULL_ILP
+#define AT_PULL_ILP 1           // in-edges per step of that scan, loaded together
+#endif
+#ifndef AT_PULL_MIN_BLOCKS
+#define AT_PULL_MIN_BLOCKS 1    // __launch_bounds__ minimum blocks per SM of pull_level
 #endif
 
 // Build the frontier bitmap of a pull level (grid-stride over 32-vertex words, one ballot each).
@@ -84,10 +100,10 @@ __device__ __forceinline__ bool at_pull_in_frontier(const OpArgs* __restrict__ o
 }
 
 template <int BLOCK, bool WITH_PREFIX, class Op>
-__global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
-    int L, fsize;
+__global__ void __launch_bounds__(BLOCK, AT_PULL_MIN_BLOCKS) pull_level(AT_LEVEL_ARGS) {
+    int L, fsize, prev_dir;
     eid_t degsum;
-    if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PULL) return;
+    if (at_block_path(st, prm, L, fsize, degsum, &prev_dir) != AT_PATH_PULL) return;
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
     __shared__ vid_t s_hubs[AT_HUB_CACHE_SIZE];
     const int n_cache = aux->n_hub_cache;
@@ -100,24 +116,87 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         }
         __syncthreads();
     }
-    const int n = prm->n_vertices;
+    // The vertices this level examines (BFSAux.unvisited): the list the previous level left when it
+    // was a pull level, else the static list of the vertices a pull level can reach, else all. A
+    // list is walked only when it is shorter than all the vertices by at least one grid-stride round
+    // (the grid's threads): each entry costs one more dependent load and scatters the status reads,
+    // which a shorter walk by a fraction of a round does not recover (measured on the H200:
+    // coAuthorsDBLP, 3 * 10^5 vertices, 1.5 % slower when any shorter list was walked). The engine
+    // builds no lists for graphs of fewer vertices than the grid's threads.
+    const vid_t* __restrict__ list = nullptr;
+    int count = prm->n_vertices;
+    bool listed_unvisited = false;  // every entry is unvisited (the previous pull level left it so)
+    vid_t* next_list = nullptr;
+    if (aux->unvisited_ctr != nullptr) {  // grid-uniform
+        __shared__ int s_count;
+        __shared__ int s_which;  // 0: every vertex, 1: the previous level's list, 2: the static list
+        if (threadIdx.x == 0) {
+            const int T = (int)min((long long)gridDim.x * BLOCK, 0x7fffffffll);
+            int which = 0, c = count;
+            if (prev_dir == AT_PATH_PULL) {
+                const int k = ((const volatile int*)aux->unvisited_ctr)[L & 1];
+                if (k <= count - T) which = 1, c = k;
+            } else if (aux->pull_vertices != nullptr && aux->n_pull_vertices <= count - T) {
+                which = 2, c = aux->n_pull_vertices;
+            }
+            s_which = which;
+            s_count = c;
+        }
+        __syncthreads();
+        const int which = s_which;
+        count = s_count;
+        list = which == 1 ? aux->unvisited[L & 1] : (which == 2 ? aux->pull_vertices : nullptr);
+        listed_unvisited = which == 1;
+        next_list = aux->unvisited[(L + 1) & 1];
+    }
     const unsigned* __restrict__ fbits = aux->frontier_bits;
     const int n_heavy = aux->n_pull_heavy;
     const int heavy_degree = n_heavy > 0 ? aux->pull_heavy_degree : 0x7fffffff;  // larger: the warp pass
     const int lane = (int)at_lane_id();
     const int warp_global = (int)((blockIdx.x * BLOCK + threadIdx.x) >> 5);
     const int n_warps = (int)((gridDim.x * BLOCK) >> 5);
-    for (int base = warp_global * 32; base < n; base += n_warps * 32) {  // warp-uniform loop
-        const vid_t v = base + lane;
+    for (int base = warp_global * 32; base < count; base += n_warps * 32) {  // warp-uniform loop
+        const int i = base + lane;
+        const vid_t v = i < count ? (list != nullptr ? list[i] : i) : -1;
         bool claim = false;
         int deg = 0;
         eid_t rs = 0;
         vid_t parent = -1;
+        bool examined = false;
         eid_t k = 0, e = 0;
-        if (v < n && Op::pull_unvisited(op, v) && pull_offsets[v + 1] - pull_offsets[v] <= heavy_degree) {
-            k = pull_offsets[v];
-            e = pull_offsets[v + 1];
+        // The vertex's status and in-edge range, loaded together (independent loads in flight; the
+        // status test first and the range after it were two round trips).
+        eid_t kv = 0, ev = 0;
+        bool unvisited = false;
+        if (v >= 0) {
+            kv = pull_offsets[v];
+            ev = pull_offsets[v + 1];
+            unvisited = listed_unvisited || Op::pull_unvisited(op, v);
+        }
+        if (unvisited && ev - kv <= heavy_degree) {
+            k = kv;
+            e = ev;
+            examined = k < e;  // unvisited, not heavy, with in-edges: a parent may yet turn up
             const eid_t stop = min(e, k + (eid_t)AT_PULL_SERIAL);  // the first in-edges: this thread alone
+#if AT_PULL_ILP > 1
+            // AT_PULL_ILP in-edges per step: their ids, then their frontier tests, each group of loads
+            // in flight together (two round trips per step instead of two per in-edge).
+            for (; k < stop; k += AT_PULL_ILP) {
+                vid_t u[AT_PULL_ILP];
+#pragma unroll
+                for (int j = 0; j < AT_PULL_ILP; ++j) u[j] = k + j < stop ? pull_indices[k + j] : -1;
+                bool hit[AT_PULL_ILP];
+#pragma unroll
+                for (int j = 0; j < AT_PULL_ILP; ++j)
+                    hit[j] = u[j] >= 0 && ((n_cache > 0 && s_hubs[u[j] & (AT_HUB_CACHE_SIZE - 1)] == u[j]) |
+                                           at_pull_in_frontier<Op>(op, fbits, u[j], L));
+#pragma unroll
+                for (int j = AT_PULL_ILP - 1; j >= 0; --j)
+                    if (hit[j]) parent = u[j];
+                if (parent >= 0) break;
+            }
+            if (k > stop) k = stop;
+#else
             for (; k < stop; ++k) {
                 const vid_t u = pull_indices[k];
                 if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || at_pull_in_frontier<Op>(op, fbits, u, L)) {
@@ -125,6 +204,7 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                     break;
                 }
             }
+#endif
         }
         // The rest of the rows still without a parent: when the warp's open rows are uneven, the whole
         // warp scans each in turn, 32 in-edges per step (coalesced; a ballot stops it at the first
@@ -169,28 +249,40 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
         if (parent >= 0) {
             claim = true;
             Op::pull_claim(op, v, parent, L);
-            rs = row_offsets[v];
-            deg = (int)(row_offsets[v + 1] - rs);
+            if (row_offsets == pull_offsets) {  // undirected: the out-edges are the in-edges just read
+                rs = kv;
+                deg = (int)(ev - kv);
+            } else {
+                rs = row_offsets[v];
+                deg = (int)(row_offsets[v + 1] - rs);
+            }
         }
+        // The vertices left without a parent, for the next pull level (warp-aggregated; the atomic is
+        // issued before the frontier append's and its answer used after, so the two overlap).
+        const bool left = next_list != nullptr && examined && parent < 0;
+        const unsigned left_mask = __ballot_sync(AT_FULL_MASK, left);
+        int left_at = 0;
+        if (lane == 0 && left_mask != 0u) left_at = atomicAdd(aux->unvisited_ctr + ((L + 1) & 1), __popc(left_mask));
         at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
+        if (left_mask != 0u) {  // warp-uniform
+            left_at = __shfl_sync(AT_FULL_MASK, left_at, 0);
+            if (left) next_list[left_at + __popc(left_mask & at_lanemask_lt())] = v;
+        }
     }
     if (n_heavy > 0) {  // the heavy vertices: one warp per chunk of in-edges
         const int total = aux->pull_heavy_total;
-        const int* __restrict__ chunks = aux->pull_heavy_chunks;
+        const u64* __restrict__ items = aux->pull_heavy_items;
         for (int c = warp_global; c < total; c += n_warps) {  // warp-uniform loop
-            int lo = 0, hi = n_heavy;  // the heavy vertex of chunk c: the last h with chunks[h] <= c
-            while (hi - lo > 1) {
-                const int mid = (lo + hi) >> 1;
-                if (chunks[mid] <= c) lo = mid; else hi = mid;
-            }
-            const vid_t v = aux->pull_heavy[lo];
+            const u64 item = items[c];
+            const vid_t v = (vid_t)(item >> 32);
+            const eid_t first = (eid_t)(unsigned)item * (eid_t)AT_PULL_CHUNK;  // the chunk's first in-edge of v
             bool claim = false;
             int deg = 0;
             eid_t rs = 0;
             int unvisited = lane == 0 ? (int)Op::pull_unvisited(op, v) : 0;
             unvisited = __shfl_sync(AT_FULL_MASK, unvisited, 0);  // one answer for the warp
             if (unvisited) {
-                const eid_t b = pull_offsets[v] + (eid_t)(c - chunks[lo]) * AT_PULL_CHUNK;
+                const eid_t b = pull_offsets[v] + first;
                 const eid_t e = min(b + (eid_t)AT_PULL_CHUNK, pull_offsets[v + 1]);
                 for (eid_t k0 = b; k0 < e; k0 += 32) {  // warp-uniform
                     const eid_t k = k0 + lane;

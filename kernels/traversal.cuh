@@ -176,17 +176,32 @@ struct BFSAux {
     int* work_ctr;       // dynamic workload distribution: next frontier index to hand out
     // Pull levels: vertices of in-degree > pull_heavy_degree are scanned by whole warps, one chunk of
     // AT_PULL_CHUNK in-edges per warp (pull.cu), not by one thread each.
-    const vid_t* pull_heavy;       // those vertices (n_pull_heavy of them)
-    const int* pull_heavy_chunks;  // [n_pull_heavy + 1] exclusive prefix of ceil(in-degree / AT_PULL_CHUNK)
-    int n_pull_heavy;              // 0 = none: one thread scans every unvisited vertex
-    int pull_heavy_total;          // pull_heavy_chunks[n_pull_heavy]
+    // One work item per chunk: (vertex << 32) | the chunk's index among its vertex's chunks, so a
+    // warp finds its vertex in one load (a binary search over the vertices took ~16 dependent loads
+    // per chunk, ~40 % of a kron scale 22 pull level after the explosion).
+    const u64* pull_heavy_items;   // [pull_heavy_total]
+    int n_pull_heavy;              // vertices of in-degree > pull_heavy_degree; 0 = none: one thread scans every unvisited vertex
+    int pull_heavy_total;          // chunks of AT_PULL_CHUNK in-edges of those vertices
     int pull_heavy_degree;         // the in-degree threshold of the list
     int pull_pad;
     // Pull levels: the frontier as a bitmap (bit v of word v / 32), built from the status array by
     // pull_bitmap before each pull level (pull.cu); null: pull levels read the status array itself.
     unsigned* frontier_bits;
+    // Pull levels: the vertices to examine (Enterprise section 2.1: a bottom-up level's "frontier" is
+    // the unvisited vertices; section 3, a queue of them rather than a thread per vertex of the
+    // graph). A pull level that follows a pull level reads the list the previous one wrote
+    // (unvisited[L & 1], unvisited_ctr[L & 1] entries): the vertices it left without a parent; it
+    // appends its own to unvisited[(L + 1) & 1]. A pull level after a push level reads pull_vertices
+    // (the vertices of in-degree 1..pull_heavy_degree, n_pull_vertices of them; null: every
+    // vertex). A list is read only when it is shorter than n by at least the grid's threads (else
+    // the level walks 0..n-1). Null unvisited_ctr: off, every pull level examines every vertex.
+    vid_t* unvisited[2];
+    int* unvisited_ctr;            // [2] entries of the two lists; unvisited_ctr[L & 1] zeroed when level L closes
+    const vid_t* pull_vertices;
+    int n_pull_vertices;
+    int unvisited_pad;
 };
-static_assert(sizeof(BFSAux) == 288, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
+static_assert(sizeof(BFSAux) == 320, "BFSAux must match AUX_DTYPE in autotune/_engine.py");
 
 // Where a level appends its next frontier.
 struct FrontierOut {
@@ -364,9 +379,10 @@ __device__ __forceinline__ int at_choose_path(const BFSState* st, const BFSParam
 // an empty launch (a round whose level is not this kernel's path) cost ~10 us instead of ~2 us on
 // an H200 (same-address requests serialise at one L2 slice), and every launch round pays it once per
 // multi-block kernel.
+// *prev_dir (when given) gets the path of the previous level (BFSState.dir).
 __device__ __forceinline__ int at_block_path(const BFSState* st, const BFSParams* prm, int& L, int& fsize,
-                                             eid_t& degsum) {
-    __shared__ int s_path, s_level, s_fsize;
+                                             eid_t& degsum, int* prev_dir = nullptr) {
+    __shared__ int s_path, s_level, s_fsize, s_dir;
     __shared__ eid_t s_degsum;
     if (threadIdx.x == 0) {
         int l, f;
@@ -375,11 +391,13 @@ __device__ __forceinline__ int at_block_path(const BFSState* st, const BFSParams
         s_level = l;
         s_fsize = f;
         s_degsum = d;
+        s_dir = ((const volatile BFSState*)st)->dir;
     }
     __syncthreads();
     L = s_level;
     fsize = s_fsize;
     degsum = s_degsum;
+    if (prev_dir != nullptr) *prev_dir = s_dir;
     return s_path;
 }
 
@@ -452,6 +470,7 @@ __device__ __forceinline__ void at_aux_finish_level(const BFSAux* aux, int L) {
         for (int k = 0; k <= aux->sq_bins; ++k) aux->heavy_ctr[k] = 0;
     }
     if (aux->work_ctr != nullptr) *aux->work_ctr = 0;
+    if (aux->unvisited_ctr != nullptr) aux->unvisited_ctr[L & 1] = 0;  // read by level L, written by level L + 1
 }
 
 // Trace of level L (one thread); levels past the trace capacity are not traced.
@@ -538,6 +557,10 @@ __global__ void traversal_init(const eid_t* __restrict__ row_offsets, const OpAr
             for (int k = 0; k <= aux->sq_bins; ++k) aux->heavy_ctr[k] = 0;
         }
         if (aux->work_ctr != nullptr) *aux->work_ctr = 0;
+        if (aux->unvisited_ctr != nullptr) {
+            aux->unvisited_ctr[0] = 0;
+            aux->unvisited_ctr[1] = 0;
+        }
         if (aux->barrier != nullptr) {
             aux->barrier[0] = 0u;
             aux->barrier[1] = 0u;

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from autotune.config import BLOCK_SIZES, TraversalConfig
-from autotune.graph import from_edges
+from autotune.graph import from_edges, load_graph
 from autotune.reference import bfs_reference, validate_bfs
 
 from .conftest import shared_graphs_dir
@@ -441,6 +441,58 @@ def test_pull_frontier_bitmap_exact(opts, offsets, monkeypatch, device_zoo):
             pulled += sum(lv.direction == "pull" for lv in res.levels)
     assert pulled > 0
 
+
+
+@pytest.mark.parametrize("offsets", ["int32", "int64"])
+@pytest.mark.parametrize("opts", _BITMAP_CONFIGS, ids=lambda o: o["load_balance"])
+def test_pull_unvisited_lists_exact(opts, offsets, monkeypatch, device_zoo):
+    """The pull levels' vertex lists (pull.cu, BFSAux.unvisited): with the pull grid cut to two
+    blocks, every graph of the zoo takes many grid-stride rounds, so the static list (in-degree
+    1..heavy) and the lists of vertices left without a parent are read (a list is read only when it
+    saves a round): exact, with the heavy in-degree pass and the frontier bitmap, and the pull
+    levels really ran."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(E, "PULL_GRID_BLOCKS", 2)
+    base = dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, small_frontier="none")
+    if opts.get("switch_rule") == "hub_ratio":
+        base.pop("alpha")
+    cfg = TraversalConfig(**{**base, **opts})
+    graphs = dict(device_zoo)
+    graphs["heavy-in-degree"] = (_heavy_in_degree_graph(), [0, 17])
+    refs = {}
+    pulled = listed = 0
+    for name, (g, sources) in graphs.items():
+        if g.n_vertices <= 2 * cfg.block_size:  # one round: no list is built
+            continue
+        eng = BFSEngine(g, cfg, offsets=offsets)
+        assert int(eng.aux_host["unvisited_ctr"]) != 0
+        listed += int(eng.aux_host["pull_vertices"]) != 0
+        for s in sources:
+            res = eng.bfs(s, trace=True)
+            _check(g, s, res, refs)
+            pulled += sum(lv.direction == "pull" for lv in res.levels)
+    assert pulled > 0 and listed > 0
+
+
+def test_pull_unvisited_lists_on_kron():
+    """Kronecker scale 19 (a third of its vertices isolated, more vertices than the pull kernel's
+    resident threads): the engine builds the lists at its real grid, and BFS from several sources is
+    exact."""
+    from autotune.engine import BFSEngine
+
+    g = load_graph("kron:scale=19,edge_factor=16", xp=np)  # a host graph: NumPy results for the reference
+    cfg = TraversalConfig(load_balance="binary_search", direction="push_pull", small_frontier="single_block",
+                          frontier_limit=2048)
+    eng = BFSEngine(g, cfg)
+    assert int(eng.aux_host["unvisited_ctr"]) != 0 and int(eng.aux_host["pull_vertices"]) != 0
+    deg = g.out_degrees(np)
+    refs = {}
+    for s in np.random.default_rng(1).choice(np.flatnonzero(deg > 0), 3, replace=False):
+        res = eng.bfs(int(s), trace=True)
+        _check(g, int(s), res, refs)
+        assert any(lv.direction == "pull" for lv in res.levels)
 
 
 @pytest.mark.parametrize("directed", [False, True])
