@@ -63,12 +63,6 @@
 #ifndef AT_PULL_SERIAL
 #define AT_PULL_SERIAL 8        // in-edges a thread scans alone before its warp takes the rest of the row
 #endif
-#ifndef AT_PULL_ILP
-#define AT_PULL_ILP 1           // in-edges per step of that scan, loaded together
-#endif
-#ifndef AT_PULL_MIN_BLOCKS
-#define AT_PULL_MIN_BLOCKS 1    // __launch_bounds__ minimum blocks per SM of pull_level
-#endif
 
 // Build the frontier bitmap of a pull level (grid-stride over 32-vertex words, one ballot each).
 template <class Op>
@@ -100,7 +94,7 @@ __device__ __forceinline__ bool at_pull_in_frontier(const OpArgs* __restrict__ o
 }
 
 template <int BLOCK, bool WITH_PREFIX, class Op>
-__global__ void __launch_bounds__(BLOCK, AT_PULL_MIN_BLOCKS) pull_level(AT_LEVEL_ARGS) {
+__global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     int L, fsize, prev_dir;
     eid_t degsum;
     if (at_block_path(st, prm, L, fsize, degsum, &prev_dir) != AT_PATH_PULL) return;
@@ -178,25 +172,6 @@ __global__ void __launch_bounds__(BLOCK, AT_PULL_MIN_BLOCKS) pull_level(AT_LEVEL
             e = ev;
             examined = k < e;  // unvisited, not heavy, with in-edges: a parent may yet turn up
             const eid_t stop = min(e, k + (eid_t)AT_PULL_SERIAL);  // the first in-edges: this thread alone
-#if AT_PULL_ILP > 1
-            // AT_PULL_ILP in-edges per step: their ids, then their frontier tests, each group of loads
-            // in flight together (two round trips per step instead of two per in-edge).
-            for (; k < stop; k += AT_PULL_ILP) {
-                vid_t u[AT_PULL_ILP];
-#pragma unroll
-                for (int j = 0; j < AT_PULL_ILP; ++j) u[j] = k + j < stop ? pull_indices[k + j] : -1;
-                bool hit[AT_PULL_ILP];
-#pragma unroll
-                for (int j = 0; j < AT_PULL_ILP; ++j)
-                    hit[j] = u[j] >= 0 && ((n_cache > 0 && s_hubs[u[j] & (AT_HUB_CACHE_SIZE - 1)] == u[j]) |
-                                           at_pull_in_frontier<Op>(op, fbits, u[j], L));
-#pragma unroll
-                for (int j = AT_PULL_ILP - 1; j >= 0; --j)
-                    if (hit[j]) parent = u[j];
-                if (parent >= 0) break;
-            }
-            if (k > stop) k = stop;
-#else
             for (; k < stop; ++k) {
                 const vid_t u = pull_indices[k];
                 if ((n_cache > 0 && s_hubs[u & (AT_HUB_CACHE_SIZE - 1)] == u) || at_pull_in_frontier<Op>(op, fbits, u, L)) {
@@ -204,7 +179,6 @@ __global__ void __launch_bounds__(BLOCK, AT_PULL_MIN_BLOCKS) pull_level(AT_LEVEL
                     break;
                 }
             }
-#endif
         }
         // The rest of the rows still without a parent: when the warp's open rows are uneven, the whole
         // warp scans each in turn, 32 in-edges per step (coalesced; a ballot stops it at the first
