@@ -637,6 +637,12 @@ def _int_table_edge_list(body: bytes, weight_column: int | None):
     a = _int_table(body)
     if a is None or (weight_column is not None and weight_column >= a.shape[1]):
         return None
+    return _table_columns(a, weight_column)
+
+
+def _table_columns(a: np.ndarray, weight_column: int | None):
+    """``(src, dst, weights)`` from the columns of an integer table *a* (weights from
+    *weight_column*, None without one), or None when those weights are invalid."""
     src, dst = np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1])
     if weight_column is None:
         return src, dst, None
@@ -686,11 +692,7 @@ def _loadtxt_edge_list(body: bytes, weight_column: int | None, file=None):
     ids = a[:, :2]
     if int(ids.min()) < 0 or int(ids.max()) >= _INT64_MAX:
         return None
-    src, dst = np.ascontiguousarray(a[:, 0]), np.ascontiguousarray(a[:, 1])
-    if weight_column is None:
-        return src, dst, None
-    w, _, _ = weights_problem(a[:, weight_column], np)
-    return None if w is None else (src, dst, np.ascontiguousarray(w))
+    return _table_columns(a, weight_column)
 
 
 def _column_hint(weight_column: int) -> str:

@@ -414,6 +414,16 @@ _BITMAP_CONFIGS = [
 ]
 
 
+def _pull_zoo(opts, device_zoo):
+    """A push/pull config that pulls early (*opts* on top) and the zoo plus the heavy in-degree graph."""
+    base = dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, small_frontier="none")
+    if opts.get("switch_rule") == "hub_ratio":
+        base.pop("alpha")
+    graphs = dict(device_zoo)
+    graphs["heavy-in-degree"] = (_heavy_in_degree_graph(), [0, 17])
+    return TraversalConfig(**{**base, **opts}), graphs
+
+
 @pytest.mark.parametrize("offsets", ["int32", "int64"])
 @pytest.mark.parametrize("opts", _BITMAP_CONFIGS, ids=lambda o: o["load_balance"])
 def test_pull_frontier_bitmap_exact(opts, offsets, monkeypatch, device_zoo):
@@ -424,12 +434,7 @@ def test_pull_frontier_bitmap_exact(opts, offsets, monkeypatch, device_zoo):
     from autotune.engine import BFSEngine
 
     monkeypatch.setattr(E, "PULL_BITMAP_L2_SHARE", 0.0)
-    base = dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, small_frontier="none")
-    if opts.get("switch_rule") == "hub_ratio":
-        base.pop("alpha")
-    cfg = TraversalConfig(**{**base, **opts})
-    graphs = dict(device_zoo)
-    graphs["heavy-in-degree"] = (_heavy_in_degree_graph(), [0, 17])
+    cfg, graphs = _pull_zoo(opts, device_zoo)
     refs = {}
     pulled = 0
     for name, (g, sources) in graphs.items():
@@ -455,12 +460,7 @@ def test_pull_unvisited_lists_exact(opts, offsets, monkeypatch, device_zoo):
     from autotune.engine import BFSEngine
 
     monkeypatch.setattr(E, "PULL_GRID_BLOCKS", 2)
-    base = dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, small_frontier="none")
-    if opts.get("switch_rule") == "hub_ratio":
-        base.pop("alpha")
-    cfg = TraversalConfig(**{**base, **opts})
-    graphs = dict(device_zoo)
-    graphs["heavy-in-degree"] = (_heavy_in_degree_graph(), [0, 17])
+    cfg, graphs = _pull_zoo(opts, device_zoo)
     refs = {}
     pulled = listed = 0
     for name, (g, sources) in graphs.items():
