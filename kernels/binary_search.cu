@@ -7,9 +7,9 @@
 // (dynamic mapping: direct search 5.3.1, local warp search 5.3.2, block search 5.3.3).
 //
 // Every frontier entry carries (vertex, row start, exclusive prefix-sum of degrees). The prefix is
-// produced while the frontier is built, by the packed 64-bit atomicAdd of at_warp_append<true>
-// (bfs_common.cuh): the paper's *online unordered prefix-sum* (first optimization), so no scan
-// kernel runs. The frontier's edges [0, total) are cut into equal chunks; chunks are taken
+// produced while the frontier is built, by the packed 64-bit atomicAdd of the append
+// (traversal.cuh: at_stage_append, one atomic per warp's stage of claimed vertices): the paper's
+// *online unordered prefix-sum* (first optimization), so no scan kernel runs. The frontier's edges [0, total) are cut into equal chunks; chunks are taken
 // grid-stride by the fully resident grid (no host read per level). Per chunk (the paper's phases
 // A, B, C, fused in one launch):
 //   (A) two warps locate, with a warp-cooperative 32-ary search of the global prefix (each lane
@@ -44,6 +44,13 @@
 #include "traversal.cuh"
 
 #define AT_BS_CHUNK 2048  // staging capacity in entries (24 KB; 40 KB with 64-bit offsets) and fixed chunk size
+// Entries of the block's append stage (at_stage_append, 8 bytes each): within the 48 KB of static shared
+// memory beside the slice staging and the culling table.
+#ifdef AT_EID64
+#define AT_BS_APPEND_STAGE 256
+#else
+#define AT_BS_APPEND_STAGE AT_STAGE_BLOCK_ENTRIES
+#endif
 
 // Warp-cooperative search (all 32 lanes, same arguments): the last index i in [lo, hi) with
 // P[i] <= key, given P non-decreasing and P[lo] <= key. Each round every lane compares one pivot
@@ -103,7 +110,7 @@ __device__ __forceinline__ void bs_expand_chunk(const eid_t* P, const vid_t* V, 
                                                 const eid_t* __restrict__ row_offsets,
                                                 const vid_t* __restrict__ column_indices,
                                                 const OpArgs* __restrict__ op, const FrontierOut& out, int L,
-                                                const BFSAux* __restrict__ aux) {
+                                                const BFSAux* __restrict__ aux, AtStage& stage) {
     const int lane = (int)at_lane_id();
     const eid_t warp_first = c0 + (int)(threadIdx.x & ~31u);
 #pragma unroll 1
@@ -127,7 +134,7 @@ __device__ __forceinline__ void bs_expand_chunk(const eid_t* P, const vid_t* V, 
                 }
             }
         }
-        at_warp_append<true>(claim, v, deg, rs_v, out);  // all 32 lanes, converged
+        at_stage_append<true>(claim, v, deg, rs_v, stage, row_offsets, out);  // all 32 lanes, converged
     }
 }
 
@@ -138,6 +145,8 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     __shared__ vid_t s_vertex[AT_BS_CHUNK];
     __shared__ eid_t s_base[AT_BS_CHUNK];  // row start - prefix: column of edge e = s_base[i] + e
     __shared__ int s_lo, s_hi;
+    __shared__ vid_t s_stage_v[AT_BS_APPEND_STAGE];
+    __shared__ int s_stage_d[AT_BS_APPEND_STAGE];
 
     int L, fsize;
     eid_t total;
@@ -158,6 +167,7 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     }
     const int items = chunk / BLOCK;
     const int warp = (int)(threadIdx.x >> 5);
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_BS_APPEND_STAGE / (BLOCK / 32));
 
     for (long long chunk_start = (long long)blockIdx.x * chunk; chunk_start < total;
          chunk_start += (long long)gridDim.x * chunk) {
@@ -184,12 +194,13 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
             }
             __syncthreads();
             bs_expand_chunk<BLOCK, true, Op>(s_prefix, s_vertex, s_base, nullptr, cnt, c0, c1, items, row_offsets,
-                                             column_indices, op, out, L, aux);
+                                             column_indices, op, out, L, aux, stage);
         } else {
             bs_expand_chunk<BLOCK, false, Op>(prefix_in + lo, frontier_in + lo, nullptr, row_start_in + lo, cnt, c0,
-                                              c1, items, row_offsets, column_indices, op, out, L, aux);
+                                              c1, items, row_offsets, column_indices, op, out, L, aux, stage);
         }
         __syncthreads();  // s_lo / s_hi and the shared slice are rewritten by the next chunk
     }
+    at_stage_flush<true>(stage, row_offsets, out);
     at_multi_block_finish(st, prm, aux, L, fsize, total, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

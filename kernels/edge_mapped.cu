@@ -12,9 +12,9 @@
 // array: edge e is active when its source belongs to frontier L (Op::in_frontier: for BFS
 // distances[u] == L, stable while the level runs since vertices claimed during it get L + 1). An
 // active edge gets the operator's visit as in every push kernel, and the vertices it sends to the
-// next frontier are appended to the next frontier with warp-aggregated atomics. The grid
-// strides over all edges in warp-sized tiles (warp-uniform trip count), so every at_warp_append sees
-// a converged warp. Trade-off: O(|E|) work per level whatever the frontier size, paid back on
+// next frontier are staged per warp and appended with one atomic per stage-full (at_stage_append,
+// traversal.cuh). The grid strides over all edges in warp-sized tiles (warp-uniform trip count), so
+// every append sees a converged warp. Trade-off: O(|E|) work per level whatever the frontier size, paid back on
 // low-diameter, skewed graphs where a few levels hold most edges.
 //
 // Without a COO array (aux->coo_src == nullptr, a misconfiguration) the source is found by a
@@ -45,6 +45,9 @@ __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
     const int lane = (int)at_lane_id();
     const long long warp_global = (long long)((blockIdx.x * BLOCK + threadIdx.x) >> 5);
     const long long n_warps = (long long)((gridDim.x * BLOCK) >> 5);
+    __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
+    __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
 
     for (long long base = warp_global * 32; base < m; base += n_warps * 32) {  // warp-uniform
         const long long e = base + lane;
@@ -59,7 +62,8 @@ __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
                 claim = at_visit_edge<Op>(op, aux, row_offsets, u, v, (eid_t)e, L, deg, rs);
             }
         }
-        at_warp_append<false>(claim, v, deg, rs, out);
+        at_stage_append<false>(claim, v, deg, rs, stage, row_offsets, out);
     }
+    at_stage_flush<false>(stage, row_offsets, out);
     at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, 0, level_sizes, level_info, level_time);
 }

@@ -7,8 +7,8 @@
 // exactly the vertices of the frontier of level L (no separate bitmap to build or convert). The
 // pull hooks of the operator (Op::pull_unvisited, Op::pull_claim) exist only for BFS's operator:
 // looking for any parent is what a claim-once traversal allows, so only BFSOp instantiates this. Each thread owns one vertex, so
-// the claim needs no atomic; the discovered vertices are appended with warp-aggregated atomics to
-// the ordinary frontier queue (with degree prefix-sums when WITH_PREFIX), so the traversal can
+// the claim needs no atomic; the discovered vertices are appended, staged per warp (at_stage_append,
+// one atomic per stage-full), to the ordinary frontier queue (with degree prefix-sums when WITH_PREFIX), so the traversal can
 // switch back to push at any level without a bitmap -> queue conversion kernel. For directed graphs
 // in-edges come from the transposed CSR, built once by the engine.
 //
@@ -53,7 +53,7 @@
 // vertices with nothing to do -- on kron scale 22, 45 % of the vertices are isolated, and after the
 // explosion level ~15 % of the others are still unvisited. The first pull level of a run walks the
 // static list of the vertices of in-degree 1..pull_heavy_degree; each pull level appends the vertices
-// it left without a parent (warp-aggregated), and the next pull level walks only those, knowing they
+// it left without a parent (staged per warp, one atomic per stage-full), and the next pull level walks only those, knowing they
 // are unvisited. Each list is read only when it is shorter than all the vertices by at least one
 // grid-stride round (see pull_level).
 #include "traversal.cuh"
@@ -99,6 +99,14 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     eid_t degsum;
     if (at_block_path(st, prm, L, fsize, degsum, &prev_dir) != AT_PATH_PULL) return;
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
+    // The warps' append stages (traversal.cuh, at_stage_append): the next frontier and the list of
+    // vertices left without a parent, each taken with one atomic per stage-full instead of per step.
+    __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
+    __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
+    __shared__ vid_t s_left_v[AT_STAGE_BLOCK_ENTRIES / 2];
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
+    AtListStage left_stage{s_left_v + (threadIdx.x >> 5) * (AT_STAGE_BLOCK_ENTRIES / 2 / (BLOCK / 32)),
+                           AT_STAGE_BLOCK_ENTRIES / 2 / (BLOCK / 32), 0};
     __shared__ vid_t s_hubs[AT_HUB_CACHE_SIZE];
     const int n_cache = aux->n_hub_cache;
     if (n_cache > 0) {  // block-uniform
@@ -231,18 +239,12 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                 deg = (int)(row_offsets[v + 1] - rs);
             }
         }
-        // The vertices left without a parent, for the next pull level (warp-aggregated; the atomic is
-        // issued before the frontier append's and its answer used after, so the two overlap).
+        // The vertices left without a parent, for the next pull level (staged like the frontier).
         const bool left = next_list != nullptr && examined && parent < 0;
-        const unsigned left_mask = __ballot_sync(AT_FULL_MASK, left);
-        int left_at = 0;
-        if (lane == 0 && left_mask != 0u) left_at = atomicAdd(aux->unvisited_ctr + ((L + 1) & 1), __popc(left_mask));
-        at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
-        if (left_mask != 0u) {  // warp-uniform
-            left_at = __shfl_sync(AT_FULL_MASK, left_at, 0);
-            if (left) next_list[left_at + __popc(left_mask & at_lanemask_lt())] = v;
-        }
+        at_list_append(left, v, left_stage, next_list, aux->unvisited_ctr + ((L + 1) & 1));
+        at_stage_append<WITH_PREFIX>(claim, v, deg, rs, stage, row_offsets, out);
     }
+    if (next_list != nullptr) at_list_flush(left_stage, next_list, aux->unvisited_ctr + ((L + 1) & 1));
     if (n_heavy > 0) {  // the heavy vertices: one warp per chunk of in-edges
         const int total = aux->pull_heavy_total;
         const u64* __restrict__ items = aux->pull_heavy_items;
@@ -275,8 +277,9 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                     deg = (int)(row_offsets[v + 1] - rs);
                 }
             }
-            at_warp_append<WITH_PREFIX>(claim, v, deg, rs, out);
+            at_stage_append<WITH_PREFIX>(claim, v, deg, rs, stage, row_offsets, out);
         }
     }
+    at_stage_flush<WITH_PREFIX>(stage, row_offsets, out);
     at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PULL, 0, level_sizes, level_info, level_time);
 }

@@ -143,6 +143,9 @@ static_assert(sizeof(OpArgs) == 104, "OpArgs must match OPARGS_DTYPE in autotune
 #define AT_OFF 0x7fffffff  // a degree threshold that is never exceeded: the option is off
 #define AT_SQ_MAX_BINS 16
 #define AT_HASH_SIZE 1024  // entries of the shared-memory duplicate-culling table (power of two)
+#ifndef AT_STAGE_BLOCK_ENTRIES
+#define AT_STAGE_BLOCK_ENTRIES 1024  // append-stage entries per block, shared by its warps (at_stage_append)
+#endif
 
 // Options and scratch buffers of the techniques beyond the basic push/pull levels. Built by the
 // engine (autotune/engine.py, AUX_DTYPE mirrors it); every pointer a technique does not use is null.
@@ -457,6 +460,116 @@ __device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, eid
         }
     }
     if (out.dc_ctr != nullptr) at_warp_append_class(claim, v, deg, out);
+}
+
+// Per-warp staging of the next frontier's appends (at_stage_append / at_stage_flush): the claimed
+// vertices of a warp's steps gather in its own slice of shared memory, and the warp takes their queue
+// slots with one atomicAdd per AT_STAGE entries instead of one per step. Every step's append is a
+// returning 64-bit atomic on the one frontier counter, and same-address atomics serialise at one L2
+// slice: the explosion level of kron scale 22 claims ~2*10^6 vertices, one or more per warp step
+// (about 10^5 atomics on one address, the level's critical path). Staging keeps the outputs of
+// at_warp_append (queue entries, exclusive degree prefix-sums, row starts, the packed counter); only the
+// order of the entries changes, which no level depends on. Kernels with degree-class queues
+// (out.dc_ctr) append directly. The warp's slice holds `cap` (vertex, out-degree) pairs; `n`
+// (warp-uniform, a register of the caller) counts those staged; the row start is read again at the
+// flush (the claim just loaded it, so it is a cache hit).
+struct AtStage {
+    vid_t* v;  // [cap] vertices (this warp's slice of the block's shared array)
+    int* d;    // [cap] their out-degrees
+    int cap;
+    int n;     // staged entries (warp-uniform)
+};
+
+// The warp's slice of the block's shared arrays (`per_warp` entries each).
+__device__ __forceinline__ AtStage at_stage_slice(vid_t* sv, int* sd, int per_warp) {
+    const int w = (int)(threadIdx.x >> 5);
+    return AtStage{sv + w * per_warp, sd + w * per_warp, per_warp, 0};
+}
+
+// Append the staged entries to the next frontier (all 32 lanes of a converged warp).
+template <bool WITH_PREFIX>
+__device__ __forceinline__ void at_stage_flush(AtStage& s, const eid_t* __restrict__ row_offsets,
+                                               const FrontierOut& out) {
+    if (s.n == 0) return;  // warp-uniform
+    __syncwarp();
+    const int lane = (int)at_lane_id();
+    eid_t mine = 0;
+    for (int j = lane; j < s.n; j += 32) mine += (eid_t)s.d[j];
+    const eid_t total = at_warp_sum(mine);
+    u64 old = 0;
+    if (lane == 0) old = atomicAdd(out.ctr, at_pack(total, s.n));
+    old = __shfl_sync(AT_FULL_MASK, old, 0);
+    const int base = at_count(old);
+    eid_t run = at_degsum(old);
+    for (int j0 = 0; j0 < s.n; j0 += 32) {  // warp-uniform
+        const int j = j0 + lane;
+        const eid_t d = j < s.n ? (eid_t)s.d[j] : 0;
+        const eid_t incl = WITH_PREFIX ? at_warp_inclusive_scan(d) : d;
+        if (j < s.n) {
+            const vid_t v = s.v[j];
+            out.vertices[base + j] = v;
+            if (WITH_PREFIX) {
+                out.prefix[base + j] = run + incl - d;
+                out.row_start[base + j] = __ldg(row_offsets + v);
+            }
+        }
+        if (WITH_PREFIX) run += __shfl_sync(AT_FULL_MASK, incl, 31);
+    }
+    s.n = 0;
+    __syncwarp();  // the slice is rewritten by the next appends
+}
+
+// at_warp_append through the warp's stage (all 32 lanes of a converged warp). The caller flushes the
+// stage (at_stage_flush) before its level closes.
+template <bool WITH_PREFIX>
+__device__ __forceinline__ void at_stage_append(bool claim, vid_t v, int deg, eid_t row_start, AtStage& s,
+                                                const eid_t* __restrict__ row_offsets, const FrontierOut& out) {
+    if (out.dc_ctr != nullptr) {  // uniform: class queues are appended directly
+        at_warp_append<WITH_PREFIX>(claim, v, deg, row_start, out);
+        return;
+    }
+    const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim);
+    if (ballot == 0u) return;
+    if (out.hubs != nullptr) {
+        const unsigned hb = __ballot_sync(AT_FULL_MASK, claim && deg > out.hub_degree);
+        if (at_lane_id() == 0 && hb) atomicAdd(out.hubs, __popc(hb));
+    }
+    const int k = __popc(ballot);
+    if (s.n + k > s.cap) at_stage_flush<WITH_PREFIX>(s, row_offsets, out);
+    if (claim) {
+        const int p = s.n + __popc(ballot & at_lanemask_lt());
+        s.v[p] = v;
+        s.d[p] = deg;
+    }
+    s.n += k;
+}
+
+// A list of vertices (no degrees) staged per warp the same way: `*ctr` counts the list's entries.
+struct AtListStage {
+    vid_t* v;
+    int cap;
+    int n;
+};
+
+__device__ __forceinline__ void at_list_flush(AtListStage& s, vid_t* list, int* ctr) {
+    if (s.n == 0) return;  // warp-uniform
+    __syncwarp();
+    const int lane = (int)at_lane_id();
+    int base = 0;
+    if (lane == 0) base = atomicAdd(ctr, s.n);
+    base = __shfl_sync(AT_FULL_MASK, base, 0);
+    for (int j = lane; j < s.n; j += 32) list[base + j] = s.v[j];
+    s.n = 0;
+    __syncwarp();
+}
+
+__device__ __forceinline__ void at_list_append(bool take, vid_t v, AtListStage& s, vid_t* list, int* ctr) {
+    const unsigned ballot = __ballot_sync(AT_FULL_MASK, take);
+    if (ballot == 0u) return;
+    const int k = __popc(ballot);
+    if (s.n + k > s.cap) at_list_flush(s, list, ctr);
+    if (take) s.v[s.n + __popc(ballot & at_lanemask_lt())] = v;
+    s.n += k;
 }
 
 // Per-level scratch of BFSAux reset when level L closes (one thread): the class counters two
