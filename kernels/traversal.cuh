@@ -469,7 +469,10 @@ __device__ __forceinline__ void at_warp_append(bool claim, vid_t v, int deg, eid
 // slice: the explosion level of kron scale 22 claims ~2*10^6 vertices, one or more per warp step
 // (about 10^5 atomics on one address, the level's critical path). Staging keeps the outputs of
 // at_warp_append (queue entries, exclusive degree prefix-sums, row starts, the packed counter); only the
-// order of the entries changes, which no level depends on. Kernels with degree-class queues
+// order of the entries changes, which no level depends on (the reservation of many queue slots at once:
+// Merrill, Garland & Grimshaw, "Scalable GPU Graph Traversal", PPoPP 2012, per thread array; with the
+// online unordered prefix-sum of Busato & Bombieri, "Efficient load balancing techniques ...", section
+// 3.3). Measured on an H200: kron 22's pick 0.526 -> 0.398 ms. Kernels with degree-class queues
 // (out.dc_ctr) append directly. The warp's slice holds `cap` (vertex, out-degree) pairs; `n`
 // (warp-uniform, a register of the caller) counts those staged; the row start is read again at the
 // flush (the claim just loaded it, so it is a cache hit).
