@@ -124,8 +124,11 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
     eid_t degsum;
     if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
+    __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
+    __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
-                     L};
+                     L, &stage};
 
     if (aux->heavy != nullptr && aux->heavy_ctr != nullptr) {
         const int W = (int)((gridDim.x * BLOCK) >> 5);
@@ -150,6 +153,7 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
         }
     }
 
+    at_stage_flush<false>(stage, row_offsets, x.out);
     const int info = level_info[L];  // written by the push kernel of this level: its virtual warp size
     const int vw = (info & 0xff) == AT_PATH_PUSH ? (info >> 8) & 0xff : 0;
     at_multi_block_finish(st, prm, aux, L, fsize, degsum, AT_PATH_PUSH, vw, level_sizes, level_info, level_time);

@@ -23,6 +23,14 @@
 // steps, no scatter pass and no second barrier). Every edge of the round is visited exactly once.
 #include "supports.cuh"
 
+// Entries of the block's append stage (at_stage_append, 8 bytes each), within the 48 KB of static shared
+// memory beside the round's arrays (int64 offsets double those).
+#ifdef AT_EID64
+#define SM_APPEND_STAGE 256
+#else
+#define SM_APPEND_STAGE AT_STAGE_BLOCK_ENTRIES
+#endif
+
 template <int BLOCK, class Op>
 __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     constexpr int WARPS = BLOCK / 32;
@@ -40,8 +48,11 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
+    __shared__ vid_t s_stage_v[SM_APPEND_STAGE];
+    __shared__ int s_stage_d[SM_APPEND_STAGE];
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, SM_APPEND_STAGE / (BLOCK / 32));
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
-                     L};
+                     L, &stage};
     const AtSupports sup = at_supports(aux, false);
     const bool bg_on = sup.bg != AT_OFF;
     const AtBlockList bl{s_bg_u, s_bg_beg, s_bg_end, s_bg_cnt};
@@ -88,5 +99,6 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     };
 
     at_block_rounds<BLOCK>(fsize, aux, &s_fetch, round_fn);
+    at_stage_flush<false>(stage, row_offsets, x.out);
     at_push_finish(st, prm, aux, L, fsize, degsum, 0, level_sizes, level_info, level_time);
 }

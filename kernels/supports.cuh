@@ -20,8 +20,9 @@
 //   one segment); heavy_vertices (heavy.cu) expands them. A segment that would overflow hands the
 //   vertex back to the caller, which expands it with warp gathering (never skipped).
 //
-// Every edge visit is warp-collective: at_warp_append needs all 32 lanes of a converged warp, so
-// every loop around a visit has a warp-uniform (or block-uniform) trip count.
+// Every edge visit is warp-collective: the append (at_stage_append into the warp's stage, AtExpand.stage,
+// which the kernel flushes before its level closes) needs all 32 lanes of a converged warp, so every
+// loop around a visit has a warp-uniform (or block-uniform) trip count.
 #pragma once
 #include "traversal.cuh"
 
@@ -38,7 +39,8 @@ struct AtExpand {
     const OpArgs* op;
     const BFSAux* aux;
     FrontierOut out;
-    int level;  // the level being expanded
+    int level;       // the level being expanded
+    AtStage* stage;  // the warp's append stage (traversal.cuh, at_stage_append); flushed by the kernel
 };
 
 // Effective degree thresholds of one kernel. The heavy queues are only usable when heavy_vertices
@@ -91,7 +93,7 @@ __device__ __forceinline__ void at_visit(const AtExpand& x, bool valid, eid_t e,
         v = __ldg(x.column_indices + e);
         claim = at_claim_edge<Op>(x, v, u, e, deg, rs);
     }
-    at_warp_append<false>(claim, v, deg, rs, x.out);
+    at_stage_append<false>(claim, v, deg, rs, *x.stage, x.row_offsets, x.out);
 }
 
 // Warp-collective, two edges per lane: both column loads are issued before the claims (ILP).
@@ -104,8 +106,8 @@ __device__ __forceinline__ void at_visit2(const AtExpand& x, bool va, eid_t ea, 
     eid_t ra = 0, rb = 0;
     const bool ca = va && at_claim_edge<Op>(x, a, ua, ea, da, ra);
     const bool cb = vb && at_claim_edge<Op>(x, b, ub, eb, db, rb);
-    at_warp_append<false>(ca, a, da, ra, x.out);
-    at_warp_append<false>(cb, b, db, rb, x.out);
+    at_stage_append<false>(ca, a, da, ra, *x.stage, x.row_offsets, x.out);
+    at_stage_append<false>(cb, b, db, rb, *x.stage, x.row_offsets, x.out);
 }
 
 // Warp-collective. Appends u to heavy segment `seg` when `take`. Returns true when u was queued;

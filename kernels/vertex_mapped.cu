@@ -34,8 +34,11 @@ __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
     if (at_block_path(st, prm, L, fsize, degsum) != AT_PATH_PUSH) return;
     at_hash_init(aux);
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
+    __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
+    __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
-                     L};
+                     L, &stage};
     const AtSupports sup = at_supports(aux, true);
     const bool bg_on = sup.bg != AT_OFF;
     const AtBlockList bl{s_bg_u, s_bg_beg, s_bg_end, s_bg_cnt};
@@ -72,5 +75,6 @@ __global__ void __launch_bounds__(BLOCK) vertex_mapped_push(AT_LEVEL_ARGS) {
     } else {  // block rounds: per-block fetches (block gathering needs block-uniform rounds) or static
         at_block_rounds<BLOCK>(fsize, aux, &s_fetch, round_fn);
     }
+    at_stage_flush<false>(stage, row_offsets, x.out);
     at_push_finish(st, prm, aux, L, fsize, degsum, vw, level_sizes, level_info, level_time);
 }
