@@ -209,6 +209,9 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
                     parent = u;
             }
         }
+        // (This warp scan and the heavy pass's below are written out twice on purpose: one shared device
+        // function changed the kernels' register allocation and measured 1.03x slower, kron 24 1.08x, on
+        // an H200: notebooks/figures/pull_scan_refactor_h200.jsonl.)
         unsigned todo = __ballot_sync(AT_FULL_MASK, parent < 0 && k < e);
         while (todo != 0u) {  // warp-uniform
             const int owner = __ffs(todo) - 1;
