@@ -45,7 +45,8 @@
 
 #define AT_BS_CHUNK 2048  // staging capacity in entries (24 KB; 40 KB with 64-bit offsets) and fixed chunk size
 // Entries of the block's append stage (at_stage_append, 8 bytes each): within the 48 KB of static shared
-// memory beside the slice staging and the culling table.
+// memory beside the slice staging and the culling table. With int64 offsets, blocks of 512 and 1,024
+// threads get fewer than 32 per warp: none (AT_STAGE_PER_WARP), they append directly.
 #ifdef AT_EID64
 #define AT_BS_APPEND_STAGE 256
 #else
@@ -167,7 +168,7 @@ __global__ void __launch_bounds__(BLOCK) binary_search_push(AT_LEVEL_ARGS) {
     }
     const int items = chunk / BLOCK;
     const int warp = (int)(threadIdx.x >> 5);
-    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_BS_APPEND_STAGE / (BLOCK / 32));
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_PER_WARP(BLOCK, AT_BS_APPEND_STAGE));
 
     for (long long chunk_start = (long long)blockIdx.x * chunk; chunk_start < total;
          chunk_start += (long long)gridDim.x * chunk) {

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(BLOCK) edge_mapped_push(AT_LEVEL_ARGS) {
     const long long n_warps = (long long)((gridDim.x * BLOCK) >> 5);
     __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
     __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
-    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_PER_WARP(BLOCK, AT_STAGE_BLOCK_ENTRIES));
 
     for (long long base = warp_global * 32; base < m; base += n_warps * 32) {  // warp-uniform
         const long long e = base + lane;

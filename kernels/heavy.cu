@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(BLOCK) heavy_vertices(AT_LEVEL_ARGS) {
     at_hash_init(aux);
     __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
     __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
-    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_PER_WARP(BLOCK, AT_STAGE_BLOCK_ENTRIES));
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
                      L, &stage};
 

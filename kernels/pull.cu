@@ -101,12 +101,13 @@ __global__ void __launch_bounds__(BLOCK) pull_level(AT_LEVEL_ARGS) {
     const FrontierOut out = at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux);
     // The warps' append stages (traversal.cuh, at_stage_append): the next frontier and the list of
     // vertices left without a parent, each taken with one atomic per stage-full instead of per step.
+    constexpr int kLeftEntries = AT_STAGE_BLOCK_ENTRIES / 2 > BLOCK ? AT_STAGE_BLOCK_ENTRIES / 2 : BLOCK;
+    constexpr int kLeftPerWarp = AT_STAGE_PER_WARP(BLOCK, kLeftEntries);
     __shared__ vid_t s_stage_v[AT_STAGE_BLOCK_ENTRIES];
     __shared__ int s_stage_d[AT_STAGE_BLOCK_ENTRIES];
-    __shared__ vid_t s_left_v[AT_STAGE_BLOCK_ENTRIES / 2];
-    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_BLOCK_ENTRIES / (BLOCK / 32));
-    AtListStage left_stage{s_left_v + (threadIdx.x >> 5) * (AT_STAGE_BLOCK_ENTRIES / 2 / (BLOCK / 32)),
-                           AT_STAGE_BLOCK_ENTRIES / 2 / (BLOCK / 32), 0};
+    __shared__ vid_t s_left_v[kLeftEntries];
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_PER_WARP(BLOCK, AT_STAGE_BLOCK_ENTRIES));
+    AtListStage left_stage{s_left_v + (threadIdx.x >> 5) * kLeftPerWarp, kLeftPerWarp, 0};
     __shared__ vid_t s_hubs[AT_HUB_CACHE_SIZE];
     const int n_cache = aux->n_hub_cache;
     if (n_cache > 0) {  // block-uniform

@@ -24,7 +24,8 @@
 #include "supports.cuh"
 
 // Entries of the block's append stage (at_stage_append, 8 bytes each), within the 48 KB of static shared
-// memory beside the round's arrays (int64 offsets double those).
+// memory beside the round's arrays (int64 offsets double those; then blocks of 512 and 1,024 threads get
+// fewer than 32 per warp: none, AT_STAGE_PER_WARP, they append directly).
 #ifdef AT_EID64
 #define SM_APPEND_STAGE 256
 #else
@@ -50,7 +51,7 @@ __global__ void __launch_bounds__(BLOCK) scan_mapped_push(AT_LEVEL_ARGS) {
     const vid_t* frontier_in = (L & 1) ? f1 : f0;
     __shared__ vid_t s_stage_v[SM_APPEND_STAGE];
     __shared__ int s_stage_d[SM_APPEND_STAGE];
-    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, SM_APPEND_STAGE / (BLOCK / 32));
+    AtStage stage = at_stage_slice(s_stage_v, s_stage_d, AT_STAGE_PER_WARP(BLOCK, SM_APPEND_STAGE));
     const AtExpand x{row_offsets, column_indices, op, aux, at_frontier_out(L, f0, f1, p0, p1, r0, r1, st, prm, aux),
                      L, &stage};
     const AtSupports sup = at_supports(aux, false);

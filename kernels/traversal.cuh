@@ -146,6 +146,10 @@ static_assert(sizeof(OpArgs) == 104, "OpArgs must match OPARGS_DTYPE in autotune
 #ifndef AT_STAGE_BLOCK_ENTRIES
 #define AT_STAGE_BLOCK_ENTRIES 1024  // append-stage entries per block, shared by its warps (at_stage_append)
 #endif
+// Entries per warp of a block's append stage of ENTRIES: a warp step appends up to 32, so a slice of
+// fewer than 32 is no slice at all: 0, and the warp appends directly (at_stage_append).
+#define AT_STAGE_PER_WARP(BLOCK, ENTRIES) \
+    (((ENTRIES) / ((BLOCK) / 32)) >= 32 ? ((ENTRIES) / ((BLOCK) / 32)) : 0)
 
 // Options and scratch buffers of the techniques beyond the basic push/pull levels. Built by the
 // engine (autotune/engine.py, AUX_DTYPE mirrors it); every pointer a technique does not use is null.
@@ -483,7 +487,7 @@ struct AtStage {
     int n;     // staged entries (warp-uniform)
 };
 
-// The warp's slice of the block's shared arrays (`per_warp` entries each).
+// The warp's slice of the block's shared arrays (`per_warp` entries each: AT_STAGE_PER_WARP, 0 or >= 32).
 __device__ __forceinline__ AtStage at_stage_slice(vid_t* sv, int* sd, int per_warp) {
     const int w = (int)(threadIdx.x >> 5);
     return AtStage{sv + w * per_warp, sd + w * per_warp, per_warp, 0};
@@ -527,7 +531,7 @@ __device__ __forceinline__ void at_stage_flush(AtStage& s, const eid_t* __restri
 template <bool WITH_PREFIX>
 __device__ __forceinline__ void at_stage_append(bool claim, vid_t v, int deg, eid_t row_start, AtStage& s,
                                                 const eid_t* __restrict__ row_offsets, const FrontierOut& out) {
-    if (out.dc_ctr != nullptr) {  // uniform: class queues are appended directly
+    if (out.dc_ctr != nullptr || s.cap == 0) {  // uniform: class queues, or no slice: appended directly
         at_warp_append<WITH_PREFIX>(claim, v, deg, row_start, out);
         return;
     }
@@ -547,7 +551,8 @@ __device__ __forceinline__ void at_stage_append(bool claim, vid_t v, int deg, ei
     s.n += k;
 }
 
-// A list of vertices (no degrees) staged per warp the same way: `*ctr` counts the list's entries.
+// A list of vertices (no degrees) staged per warp the same way: `*ctr` counts the list's entries
+// (`cap`: AT_STAGE_PER_WARP, 0 or >= 32).
 struct AtListStage {
     vid_t* v;
     int cap;
@@ -570,6 +575,13 @@ __device__ __forceinline__ void at_list_append(bool take, vid_t v, AtListStage& 
     const unsigned ballot = __ballot_sync(AT_FULL_MASK, take);
     if (ballot == 0u) return;
     const int k = __popc(ballot);
+    if (s.cap == 0) {  // no slice (fewer than a warp step's 32 entries): one warp-aggregated atomic
+        int base = 0;
+        if (at_lane_id() == 0) base = atomicAdd(ctr, k);
+        base = __shfl_sync(AT_FULL_MASK, base, 0);
+        if (take) list[base + __popc(ballot & at_lanemask_lt())] = v;
+        return;
+    }
     if (s.n + k > s.cap) at_list_flush(s, list, ctr);
     if (take) s.v[s.n + __popc(ballot & at_lanemask_lt())] = v;
     s.n += k;

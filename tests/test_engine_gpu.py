@@ -495,6 +495,43 @@ def test_pull_unvisited_lists_on_kron():
         assert any(lv.direction == "pull" for lv in res.levels)
 
 
+def _hub_graph(directed: bool):
+    """A hub joined to 20,000 leaves, with 60,000 random edges among the leaves: the hub's level
+    claims a vertex on every edge (every warp step appends 32), pushed or pulled."""
+    rng = np.random.default_rng(11)
+    n = 20_001
+    src = np.concatenate([np.zeros(n - 1, np.int64), rng.integers(1, n, 60_000)])
+    dst = np.concatenate([np.arange(1, n), rng.integers(1, n, 60_000)])
+    return from_edges(src, dst, n_vertices=n, directed=directed, name=f"hub-{directed}", xp=np)
+
+
+@pytest.mark.parametrize("offsets", ["int32", "int64"])
+@pytest.mark.parametrize("block", [256, 512, 1024])
+@pytest.mark.parametrize("lb", ["binary_search", "edge_mapped", "vertex_mapped", "scan_mapped"])
+def test_append_stage_every_block_size(lb, block, offsets, monkeypatch):
+    """The per-warp append stages (traversal.cuh, at_stage_append / at_list_append) at every block
+    size and offset width: levels whose every warp step claims 32 vertices, pushed (the technique's
+    kernel) and pulled (pull.cu, with the unvisited lists forced by a two-block pull grid), exact. A
+    stage slice of fewer than 32 entries per warp (int64 offsets leave binary_search and scan_mapped
+    256 entries per block) must append directly, not overrun the next warp's slice."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(E, "PULL_GRID_BLOCKS", 2)
+    refs = {}
+    for directed in (False, True):
+        g = _hub_graph(directed)
+        for d in (dict(direction="push"), dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6)):
+            cfg = TraversalConfig(load_balance=lb, block_size=block, small_frontier="none", **d)
+            eng = BFSEngine(g, cfg, offsets=offsets)
+            pulled = 0
+            for s in (0, 5, 17):
+                res = eng.bfs(s, trace=True)
+                _check(g, s, res, refs)
+                pulled += sum(lv.direction == "pull" for lv in res.levels)
+            assert (pulled > 0) == (d["direction"] == "push_pull")
+
+
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("lb", ["binary_search", "edge_mapped"])
 def test_single_block_dense_passes_exact(directed, lb):
