@@ -626,18 +626,23 @@ def cmd_retrain(args) -> int:
     """``autotune retrain``: train the selection model from logs, print its LOGO regret table (CPU)."""
     from .model import regret_rows, retrain
 
-    estimator = None
+    from .model import FOREST_MAX_FEATURES
+
+    estimator = None  # regret_forest at 200 trees: the model's default (a regression forest on capped log regrets)
     if args.estimator == "extra_trees":
         from sklearn.ensemble import ExtraTreesClassifier
 
         estimator = ExtraTreesClassifier(n_estimators=args.n_estimators, random_state=args.seed)
-    elif args.n_estimators != 200:
+    elif args.estimator == "random_forest":
         from sklearn.ensemble import RandomForestClassifier
-
-        from .model import FOREST_MAX_FEATURES
 
         estimator = RandomForestClassifier(n_estimators=args.n_estimators, max_features=FOREST_MAX_FEATURES,
                                            random_state=args.seed)
+    elif args.n_estimators != 200:
+        from sklearn.ensemble import RandomForestRegressor
+
+        estimator = RandomForestRegressor(n_estimators=args.n_estimators, max_features=FOREST_MAX_FEATURES,
+                                          random_state=args.seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = retrain(args.logs, out=args.out, estimator=estimator, device=args.device,
@@ -790,7 +795,10 @@ def register(subparsers) -> None:
     sp.add_argument("--algorithm", choices=["bfs", "sssp"], default=None,
                     help="train on the records of this traversal (one model per algorithm; default: the algorithm "
                          "of the records, refusing logs that mix them)")
-    sp.add_argument("--estimator", choices=["random_forest", "extra_trees"], default="random_forest")
+    sp.add_argument("--estimator", choices=["regret_forest", "random_forest", "extra_trees"], default="regret_forest",
+                    help="regret_forest (default): a regression forest grown on each graph's log regrets of the "
+                         "configs, capped at 1.2x; random_forest / extra_trees: classification trees grown on the "
+                         "labels (the SSSP model's); every one decides by the leaf-weighted mean log regret")
     sp.add_argument("--n-estimators", type=int_at_least(1), default=200)
     sp.add_argument("--label-tolerance", type=fraction, default=0.02,
                     help="configs within this fraction of a graph's best are label ties")

@@ -14,15 +14,31 @@ a tree would need many axis-aligned splits of the separate logarithms to approxi
 few dozen graphs, and without them the persistent-vs-single-block choice caused the worst regrets
 (up to 2.8x on long chains of small cliques, 2x on road networks).
 
-The estimator is a seeded random forest classifier (Breiman 2001) grown on those labels, and the
-**decision is cost-sensitive**: the forest defines adaptive nearest-neighbour weights
+The estimator is a seeded random forest (Breiman 2001), and the **decision is cost-sensitive**:
+the forest defines adaptive nearest-neighbour weights
 ``w_i(x) = mean over trees of [graph i is in x's leaf] / (graphs in that leaf)`` (Lin & Jeon 2006,
-*JASA* 101:578; Meinshausen 2006, *JMLR* 7:983), and the predicted config is the label config with
-the smallest weighted mean **log regret** ``log(time(config) / time(best))`` over the training
+*JASA* 101:578; Meinshausen 2006, *JMLR* 7:983), and the predicted config is the candidate config
+with the smallest weighted mean **log regret** ``log(time(config) / time(best))`` over the training
 graphs, i.e. the Bayes decision for the estimated conditional expected cost (Elkan 2001, IJCAI)
 with the same cost as the evaluation's geometric mean. A majority vote counts a config that is 2 %
 slower on a neighbour like one that is 3x slower; the cost-weighted decision does not, which is
-what matters where classes are near-ties on some graphs and far apart on others. Fitted without
+what matters where classes are near-ties on some graphs and far apart on others.
+
+**The forest's splits are grown on the costs too** (the default since the H200 model of 64
+configs): a multi-output regression forest is fitted to every training graph's vector of log
+regrets of the candidate configs (the labels and every config measured on all training graphs),
+each capped at ``log(``:data:`REGRET_TARGET_CAP```)``, so that a split separates graphs on which
+*different configs are near-best*, not graphs of different label ids (two labels that are near-ties
+everywhere no longer force a split, and a config that is 1.3x slower is told from one 1.02x slower).
+The cap keeps the squared error of the splits from being spent on how bad the hopeless configs are
+(a 10x config against a 5x one). On the H200 BFS log of the staged-append kernels (129 graphs, 64
+configs, 16 families; seeds 0-2) this gives leave-one-graph-out geomean 1.046-1.055 / worst 1.50-1.72,
+leave-one-family-out 1.056-1.059 / 1.546 and, on the 16 real graphs alone, 1.075-1.087 both ways,
+against 1.053-1.059 / 1.538, 1.068-1.071 / 1.546 and 1.111-1.115 with classification trees grown on
+the labels (``notebooks/figures/selection_variants_h200.jsonl``). Without the cap (plain log regrets)
+the regression forest was worse than the classifier on the previous log (leave-one-family-out worst
+2.42). A classifier given as
+``estimator`` (or the default without timings) is grown on the labels as before. Fitted without
 timings, or with an estimator that has no ``apply`` (no leaves), the model falls back to the
 estimator's own vote (``decision_ == "vote"``).
 
@@ -98,6 +114,7 @@ __all__ = [
     "metadata_path", "DERIVED_FEATURES", "DECISIONS", "DEFAULT_MODEL_RELPATHS", "MODEL_ENV_VARS", "model_algorithm",
     "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
     "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS", "FOREST_MAX_FEATURES",
+    "REGRET_TARGET_CAP",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -136,6 +153,14 @@ DERIVED_FEATURES: dict[str, tuple[str, str]] = {
 #: large-block ones; with all 64 the two are within seed noise of each other: README, "Shipped model").
 FOREST_MAX_FEATURES = 0.5
 
+#: Regret at which the targets of the regression forest are capped (see the module docstring): the
+#: splits learn which configs are within 1.2x of the best, not how slow the others are. On the H200
+#: BFS log (staged-append kernels; seeds 0-2) a cap of 1.2 gives leave-one-family-out 1.056-1.059 /
+#: 1.546 and real graphs 1.075-1.087, a cap of 1.5 gives 1.060-1.064 / 1.61-1.72 and 1.073-1.087; on
+#: the previous log 1.2, 1.35 and 1.5 were within noise (1.045-1.047 / 1.557), 2 gave 1.055 / 1.740,
+#: 3 gave 1.057 / 1.616 and no cap 1.070 / 2.420.
+REGRET_TARGET_CAP = 1.2
+
 #: Decision rules of :class:`SelectionModel`.
 DECISIONS = ("regret", "vote")
 
@@ -154,23 +179,27 @@ _METHOD_TITLES = {"model": "selection model", "best_fixed": "best single fixed c
 
 # ============================================================================ estimator
 class SelectionModel(ClassifierMixin, BaseEstimator):
-    """Classifier from graph features to the ``config_id`` of the fastest config.
+    """Selector from graph features to the ``config_id`` of the fastest config.
 
     scikit-learn estimator contract: constructor arguments are stored unchanged; :meth:`fit` sets
     the fitted attributes (ending in ``_``); :meth:`predict` maps feature rows to labels.
 
     The estimator sees the feature columns plus the :data:`DERIVED_FEATURES` whose inputs are among
     them. With ``decision="regret"`` and the training graphs' timings (``times=`` in :meth:`fit`),
-    :meth:`predict` returns the class with the smallest expected log regret under the forest's
+    :meth:`predict` returns the candidate with the smallest expected log regret under the forest's
     adaptive nearest-neighbour weights (see the module docstring for the rationale and references);
     otherwise it returns the estimator's own prediction (a vote).
 
     Parameters
     ----------
-    estimator : sklearn classifier, optional
-        Unfitted classifier to clone and fit; default
-        ``RandomForestClassifier(n_estimators=200, min_samples_leaf=1, max_features=FOREST_MAX_FEATURES,
-        random_state=random_state)``. The regret decision needs its leaves (``apply``: a tree or a forest of trees).
+    estimator : sklearn classifier or regressor, optional
+        Unfitted estimator to clone and fit. A classifier is fitted to the labels; a regressor (needs
+        ``decision="regret"`` and ``times``) to the training graphs' log regrets of the candidate
+        configs, capped at ``log(REGRET_TARGET_CAP)``. Default, with timings and the regret
+        decision: ``RandomForestRegressor(n_estimators=200, min_samples_leaf=1,
+        max_features=FOREST_MAX_FEATURES, random_state=random_state)``; else
+        ``RandomForestClassifier`` with the same parameters. The regret decision needs its leaves
+        (``apply``: a tree or a forest of trees).
     feature_names : sequence of str, default FEATURE_NAMES
         Names of the columns of ``X`` (see :meth:`GraphFeatures.vector`).
     random_state : int, default 0
@@ -181,10 +210,11 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : sklearn classifier
+    estimator_ : sklearn classifier or regressor
         The fitted estimator.
     classes_ : ndarray of str, shape (n_classes,)
-        Labels seen in training (config ids); :meth:`predict` returns one of them.
+        Configs :meth:`predict` chooses from (config ids, sorted): the labels seen in training, and
+        with a regression forest also every config measured (valid) on all training graphs.
     n_features_in_ : int
         Number of features.
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
@@ -202,6 +232,8 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     label_configs_ : dict of str to dict
         ``config_id -> TraversalConfig.to_dict()`` for every class (set by :func:`retrain`, or by
         the ``label_configs`` argument of :meth:`fit`).
+    regressor_ : bool
+        Whether ``estimator_`` is a regression forest grown on the capped log regrets.
     metadata_ : dict
         The JSON metadata (set by :func:`retrain` and :func:`load_model`).
     """
@@ -213,13 +245,16 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.decision = decision
 
-    def _make_estimator(self):
+    def _make_estimator(self, regress: bool = False):
+        """A fresh estimator: a clone of ``estimator``, else the default forest (a regression forest
+        when *regress*, i.e. with timings and the regret decision; else a classification forest)."""
         from sklearn.base import clone
-        from sklearn.ensemble import RandomForestClassifier
+        from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 
         if self.estimator is None:
-            return RandomForestClassifier(n_estimators=200, min_samples_leaf=1, max_features=FOREST_MAX_FEATURES,
-                                          random_state=self.random_state)
+            cls = RandomForestRegressor if regress else RandomForestClassifier
+            return cls(n_estimators=200, min_samples_leaf=1, max_features=FOREST_MAX_FEATURES,
+                       random_state=self.random_state)
         return clone(self.estimator)
 
     def fit(self, X, y, label_configs: Mapping[str, Mapping] | None = None,
@@ -250,7 +285,8 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         ------
         ValueError
             On shape mismatch, fewer than one sample, non-finite features, an unknown ``decision``,
-            or timings that do not cover every graph.
+            timings that do not cover every graph, or a regressor given as ``estimator`` without
+            timings, with ``decision="vote"`` or without leaves (``apply``).
         """
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y).astype(str)
@@ -270,15 +306,31 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
                                                                     if a in self.feature_names
                                                                     and b in self.feature_names], dtype=object)
         Xd = self._design(X)
-        self.estimator_ = self._make_estimator().fit(Xd, y)
-        self.classes_ = np.asarray(self.estimator_.classes_)
-        self.decision_ = "vote"
+        from sklearn.base import is_regressor
+
+        costs = self.decision == "regret" and times is not None
+        regress = is_regressor(self.estimator) if self.estimator is not None else costs
+        if regress and not costs:
+            raise ValueError("a regressor as estimator needs decision='regret' and the graphs' times")
+        if regress and not hasattr(self._make_estimator(regress=True), "apply"):
+            raise ValueError("a regressor as estimator must be a tree or a forest of trees (it needs 'apply')")
         for attr in ("train_leaves_", "train_log_regret_"):
             if hasattr(self, attr):
                 delattr(self, attr)
-        if self.decision == "regret" and times is not None and hasattr(self.estimator_, "apply"):
+        self.regressor_ = bool(regress)
+        if regress:
+            common = set.intersection(*(set(t) for t in times))
+            self.classes_ = np.asarray(sorted(set(y) | common))
+            log_regret = _log_regret_matrix(times, invalid, self.classes_)
+            target = np.minimum(log_regret, math.log(REGRET_TARGET_CAP))
+            self.estimator_ = self._make_estimator(regress=True).fit(Xd, target)
+        else:
+            self.estimator_ = self._make_estimator().fit(Xd, y)
+            self.classes_ = np.asarray(self.estimator_.classes_)
+        self.decision_ = "vote"
+        if costs and hasattr(self.estimator_, "apply"):
             self.train_leaves_ = self._leaves(Xd)
-            self.train_log_regret_ = _log_regret_matrix(times, invalid, self.classes_)
+            self.train_log_regret_ = log_regret if regress else _log_regret_matrix(times, invalid, self.classes_)
             self.decision_ = "regret"
         if label_configs is not None:
             self.label_configs_ = {str(k): dict(v) for k, v in label_configs.items()}
@@ -366,8 +418,19 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         return np.exp(self._expected_log_regret(Xd))
 
     def predict_proba(self, X) -> np.ndarray:
-        """The estimator's class probabilities, shape (n_graphs, n_classes), columns in :attr:`classes_` order."""
-        return self.estimator_.predict_proba(self._checked(X))
+        """The estimator's class probabilities, shape (n_graphs, n_classes), columns in :attr:`classes_` order.
+
+        Raises
+        ------
+        ValueError
+            With a regression forest (``regressor_``): it has no class probabilities; use
+            :meth:`predict_regret`.
+        """
+        Xd = self._checked(X)
+        if getattr(self, "regressor_", False):
+            raise ValueError("this model's forest regresses the configs' regrets: it has no class probabilities; "
+                             "use predict_regret")
+        return self.estimator_.predict_proba(Xd)
 
     def features_row(self, features) -> np.ndarray:
         """The model input of one graph: ``features.vector(feature_names_in_)``, shape (1, n_features_in_)."""
@@ -913,7 +976,7 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
     Parameters
     ----------
     ts : TrainingSet
-    estimator : sklearn classifier, optional
+    estimator : sklearn classifier or regressor, optional
         As for :class:`SelectionModel`.
     label_tolerance : float, default 0.02
         Tie tolerance of the labels (fraction of the best time); the summaries count picks within it
@@ -1083,7 +1146,7 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     out : str or os.PathLike, optional
         Where to save the model (``.joblib``; the metadata goes next to it as ``.json``). Not saved
         when None.
-    estimator : sklearn classifier, optional
+    estimator : sklearn classifier or regressor, optional
         Default: a seeded random forest (see :class:`SelectionModel`).
     device : str, optional
         Device name to train for (default: the one with most valid records).
@@ -1136,8 +1199,8 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state, decision=decision)
     y = _labels(ts, range(ts.n_graphs), label_tolerance)
     model = SelectionModel(estimator, ts.feature_names, random_state, decision)
-    model.fit(ts.X, y, label_configs={c: ts.configs[c] for c in sorted(set(y))}, times=ts.times,
-              invalid=ts.invalid)
+    model.fit(ts.X, y, times=ts.times, invalid=ts.invalid)
+    model.label_configs_ = {str(c): dict(ts.configs[str(c)]) for c in model.classes_}
     synthetic = any(r.origin.get("command") == "synthetic" for r in read.records)
     if synthetic:
         warnings.warn("these logs are SYNTHETIC (origin command 'synthetic'): the model is for tests and demos, "
@@ -1160,6 +1223,8 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         "design_features": list(model.design_names_), "decision": model.decision_,
         "labels": sorted(counts), "label_counts": counts,
         "label_configs": {c: ts.configs[c] for c in sorted(counts)},
+        "candidates": [str(c) for c in model.classes_],
+        "candidate_configs": {str(c): ts.configs[str(c)] for c in model.classes_ if str(c) not in counts},
         "label_tolerance": label_tolerance,
         "device": ts.device,
         "logs": [{"path": _rel(f), "sha256": _sha256_file(f)} for f in files],

@@ -712,3 +712,56 @@ def test_model_of_this_gpu_loads_without_warning(model_dirs, trained, monkeypatc
         warnings.simplefilter("error")
         mdl, where = _resolve_model(None, "NVIDIA H200", "bfs")
     assert where == str(h200) and mdl.metadata_["device"]["name"] == "NVIDIA H200"
+
+
+# ------------------------------------------------------------------------------ the regression forest
+def test_default_with_timings_is_a_regression_forest_on_capped_log_regrets():
+    """With timings and the regret decision the default forest regresses every candidate config's log
+    regret capped at REGRET_TARGET_CAP; its candidates are the labels and every config measured on all
+    training graphs; it has no class probabilities. Without timings it is a classifier of the labels."""
+    from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
+
+    from autotune.model import REGRET_TARGET_CAP
+
+    rng = np.random.default_rng(2)
+    X = rng.random((10, len(FEATURE_NAMES)))
+    # c-a best on the first half, c-b on the second, c-c 5x slower everywhere (capped), c-d on some only
+    times = [{"c-a": 1.0, "c-b": 3.0 if i < 5 else 0.5, "c-c": 5.0, **({"c-d": 0.9} if i == 0 else {})}
+             for i in range(10)]
+    X[:, 0] = np.arange(10) >= 5
+    y = ["c-d"] + ["c-a"] * 4 + ["c-b"] * 5
+    m = SelectionModel(random_state=0).fit(X, y, times=times)
+    assert m.regressor_ and isinstance(m.estimator_, RandomForestRegressor) and m.decision_ == "regret"
+    assert list(m.classes_) == ["c-a", "c-b", "c-c", "c-d"]  # labels + configs measured on every graph
+    assert m.estimator_.n_outputs_ == 4
+    # the targets are capped: no leaf value of the forest exceeds log(cap)
+    assert max(float(t.tree_.value.max()) for t in m.estimator_.estimators_) <= math.log(REGRET_TARGET_CAP) + 1e-12
+    assert list(m.predict(X[[1, 7]])) == ["c-a", "c-b"]
+    with pytest.raises(ValueError, match="no class probabilities"):
+        m.predict_proba(X)
+    assert not SelectionModel().fit(X, y).regressor_  # no timings: classification forest on the labels
+    clf = SelectionModel(RandomForestClassifier(n_estimators=20, random_state=0)).fit(X, y, times=times)
+    assert not clf.regressor_ and list(clf.classes_) == ["c-a", "c-b", "c-d"]
+    with pytest.raises(ValueError, match="needs decision='regret'"):
+        SelectionModel(RandomForestRegressor(n_estimators=5)).fit(X, y)
+
+
+def test_cli_retrain_estimators(syn_log, tmp_path, capsys):
+    """``retrain`` defaults to the regression forest; ``--estimator random_forest`` grows classification
+    trees on the labels (how the shipped SSSP model is made); both save models that load and predict."""
+    import warnings
+
+    from autotune.cli_tuning import main
+
+    for name, cls in (("regret_forest", "RandomForestRegressor"), ("random_forest", "RandomForestClassifier")):
+        out = tmp_path / f"{name}.joblib"
+        args = ["retrain", str(syn_log), "--out", str(out), "--n-estimators", "20"]
+        assert main(args + ([] if name == "regret_forest" else ["--estimator", name])) == 0
+        capsys.readouterr()
+        meta = json.loads(metadata_path(out).read_text())
+        assert meta["estimator_class"].endswith(cls)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = load_model(out, device_name=meta["device"]["name"])
+        assert type(model.estimator_).__name__ == cls
+        assert model.predict_config(synthetic_records(1, seed=9)[0].features).config_id in model.classes_
