@@ -624,9 +624,7 @@ def _label(config: dict) -> str:
 # --------------------------------------------------------------------------------------- retrain
 def cmd_retrain(args) -> int:
     """``autotune retrain``: train the selection model from logs, print its LOGO regret table (CPU)."""
-    from .model import regret_rows, retrain
-
-    from .model import FOREST_MAX_FEATURES
+    from .model import FOREST_MAX_FEATURES, regret_rows, retrain
 
     estimator = None  # regret_forest at 200 trees: the model's default (a regression forest on capped log regrets)
     if args.estimator == "extra_trees":

@@ -33,12 +33,12 @@ everywhere no longer force a split, and a config that is 1.3x slower is told fro
 The cap keeps the squared error of the splits from being spent on how bad the hopeless configs are
 (a 10x config against a 5x one). On the H200 BFS log of the staged-append kernels (129 graphs, 64
 configs, 16 families; seeds 0-2) this gives leave-one-graph-out geomean 1.046-1.055 / worst 1.50-1.72,
-leave-one-family-out 1.056-1.059 / 1.546 and, on the 16 real graphs alone, 1.075-1.087 both ways,
+leave-one-family-out 1.056-1.059 / 1.546 and, on the 16 real graphs alone, 1.072-1.087,
 against 1.053-1.059 / 1.538, 1.068-1.071 / 1.546 and 1.111-1.115 with classification trees grown on
-the labels (``notebooks/figures/selection_variants_h200.jsonl``). Without the cap (plain log regrets)
-the regression forest was worse than the classifier on the previous log (leave-one-family-out worst
-2.42). A classifier given as
-``estimator`` (or the default without timings) is grown on the labels as before. Fitted without
+the labels (``notebooks/figures/selection_variants_stage_h200.jsonl``). Without the cap (plain log
+regrets) the regression forest was worse than the classifier on the previous log (leave-one-family-out
+worst 2.42). A classifier given as ``estimator`` (or the default without timings) is grown on the
+labels as before (the SSSP model's: ``autotune retrain --estimator random_forest``). Fitted without
 timings, or with an estimator that has no ``apply`` (no leaves), the model falls back to the
 estimator's own vote (``decision_ == "vote"``).
 
@@ -156,7 +156,7 @@ FOREST_MAX_FEATURES = 0.5
 #: Regret at which the targets of the regression forest are capped (see the module docstring): the
 #: splits learn which configs are within 1.2x of the best, not how slow the others are. On the H200
 #: BFS log (staged-append kernels; seeds 0-2) a cap of 1.2 gives leave-one-family-out 1.056-1.059 /
-#: 1.546 and real graphs 1.075-1.087, a cap of 1.5 gives 1.060-1.064 / 1.61-1.72 and 1.073-1.087; on
+#: 1.546 and real graphs 1.072-1.087, a cap of 1.5 gives 1.060-1.064 / 1.61-1.72 and 1.073-1.087; on
 #: the previous log 1.2, 1.35 and 1.5 were within noise (1.045-1.047 / 1.557), 2 gave 1.055 / 1.740,
 #: 3 gave 1.057 / 1.616 and no cap 1.070 / 2.420.
 REGRET_TARGET_CAP = 1.2
