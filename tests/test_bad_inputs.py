@@ -523,3 +523,27 @@ def test_the_suite_has_at_least_150_hand_made_cases():
     n = (len(GRAPH_FILES) + len(SPECS) + len(CONFIGS) + len(LOG_LINES) + len(LOG_PATHS) + len(FLAGS) + len(CLI_ERRORS)
          + len(MODELS))
     assert n >= 150, n
+
+
+@pytest.mark.parametrize("body", ["4 4 2\n1 2 1 0", "4 4 1\n1 2 1 0", "4 4 2\n1 2 1 0 0", "4 4 1\n1 2 1 0 x"])
+def test_matrix_market_last_line_with_extra_fields_and_no_newline(tmp_path, body):
+    """SciPy 1.17's mmread crashed the process (segmentation fault) on a last entry line with more
+    fields than the format's and no final newline (found by test_fuzz_matrix_market): the loader
+    gives a graph or the project's error. Run in a child process so that a crash fails this test
+    instead of ending the test session."""
+    import subprocess
+    import sys
+
+    p = tmp_path / "f.mtx"
+    p.write_bytes(("%%MatrixMarket matrix coordinate real general\n" + body).encode())
+    code = ("import sys, numpy as np\nfrom autotune import load_graph\nfrom autotune.errors import AutotuneError\n"
+            "try:\n    g = load_graph(sys.argv[1], xp=np)\n    print('graph', g.n_vertices, g.n_edges)\n"
+            "except AutotuneError as exc:\n    print('error', exc)\n")
+    r = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True, timeout=120,
+                       cwd=Path(__file__).resolve().parent.parent)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    out = r.stdout.strip()
+    if body.startswith("4 4 1"):
+        assert out == "graph 4 1", out  # the extra fields are ignored, as on any other line
+    else:
+        assert out.startswith(f"error {p}") and "Truncated file" in out, out
