@@ -312,7 +312,7 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         regress = is_regressor(self.estimator) if self.estimator is not None else costs
         if regress and not costs:
             raise ValueError("a regressor as estimator needs decision='regret' and the graphs' times")
-        if regress and not hasattr(self._make_estimator(regress=True), "apply"):
+        if regress and self.estimator is not None and not hasattr(self.estimator, "apply"):  # the default has it
             raise ValueError("a regressor as estimator must be a tree or a forest of trees (it needs 'apply')")
         for attr in ("train_leaves_", "train_log_regret_"):
             if hasattr(self, attr):
