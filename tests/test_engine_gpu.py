@@ -579,3 +579,23 @@ def test_state_read_back_zero_copy_and_copy_nodes_agree(zero_copy, monkeypatch):
             assert eng.read_state().tobytes() == eng.last_state.tobytes()
             assert int(eng.last_state["level"]) == res.depth + 1
     assert eng.use_graphs and eng.graph_error is None
+
+
+def test_first_traversal_primes_the_replay_graph():
+    """The first traversal (round by round) leaves the CUDA graph the next one replays captured and
+    uploaded, so no later traversal pays a capture inside its timed span; results stay exact."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    g, _ = ZOO["kron13"]
+    eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
+    deg = g.out_degrees(np)
+    s0, s1 = (int(x) for x in np.flatnonzero(deg > 0)[:2])
+    assert eng._graphs == {}
+    _check(g, s0, eng.bfs(s0), {})
+    assert eng.use_graphs, eng.graph_error
+    key = (True, min(eng._rounds_needed, E.MAX_GRAPH_ROUNDS))
+    assert list(eng._graphs) == [key]
+    primed = eng._graphs[key]
+    _check(g, s1, eng.bfs(s1), {})
+    assert eng._graphs[key] is primed  # the second traversal replayed the primed graph
