@@ -796,7 +796,7 @@ def register(subparsers) -> None:
     sp.add_argument("--estimator", choices=["regret_forest", "random_forest", "extra_trees"], default="regret_forest",
                     help="regret_forest (default): a regression forest grown on each graph's log regrets of the "
                          "configs, capped at 1.2x; random_forest / extra_trees: classification trees grown on the "
-                         "labels (the SSSP model's); every one decides by the leaf-weighted mean log regret")
+                         "labels (the previous SSSP model's); every one decides by the leaf-weighted mean log regret")
     sp.add_argument("--n-estimators", type=int_at_least(1), default=200)
     sp.add_argument("--label-tolerance", type=fraction, default=0.02,
                     help="configs within this fraction of a graph's best are label ties")

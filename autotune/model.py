@@ -38,7 +38,8 @@ against 1.053-1.059 / 1.538, 1.068-1.071 / 1.546 and 1.111-1.115 with classifica
 the labels (``notebooks/figures/selection_variants_stage_h200.jsonl``). Without the cap (plain log
 regrets) the regression forest was worse than the classifier on the previous log (leave-one-family-out
 worst 2.42). A classifier given as ``estimator`` (or the default without timings) is grown on the
-labels as before (the SSSP model's: ``autotune retrain --estimator random_forest``). Fitted without
+labels as before (the previous SSSP model's: ``autotune retrain --estimator random_forest``; the
+shipped SSSP model, retrained on all 40 corpus graphs, is the regression forest too). Fitted without
 timings, or with an estimator that has no ``apply`` (no leaves), the model falls back to the
 estimator's own vote (``decision_ == "vote"``).
 
@@ -1236,11 +1237,37 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         "cv": cv,
         "synthetic": synthetic,
         "retrain_command": f"autotune retrain {log_args} --out {out_text}"
-                           + (" --algorithm sssp" if ts.algorithm != "bfs" else ""),
+                           + (" --algorithm sssp" if ts.algorithm != "bfs" else "")
+                           + _retrain_flags(estimator, label_tolerance, random_state),
     }
     if out is not None:
         save_model(model, out)
     return model
+
+
+def _retrain_flags(estimator, label_tolerance: float, random_state: int) -> str:
+    """The ``autotune retrain`` options that rebuild *estimator* and the other non-default arguments
+    (the metadata's ``retrain_command`` must reproduce the model, e.g. the SSSP model's classification
+    forest, ``--estimator random_forest``). An estimator the CLI cannot build is named instead."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
+
+    flags = []
+    if estimator is not None:
+        kinds = {RandomForestClassifier: "random_forest", ExtraTreesClassifier: "extra_trees",
+                 RandomForestRegressor: None}
+        if type(estimator) in kinds:
+            if kinds[type(estimator)]:
+                flags.append(f"--estimator {kinds[type(estimator)]}")
+            n = estimator.get_params().get("n_estimators", 200)
+            if n != 200:
+                flags.append(f"--n-estimators {n}")
+        else:
+            flags.append(f"(estimator {type(estimator).__name__} from Python: autotune.retrain(..., estimator=...))")
+    if label_tolerance != 0.02:
+        flags.append(f"--label-tolerance {label_tolerance:g}")
+    if random_state != 0:
+        flags.append(f"--seed {random_state}")
+    return "".join(" " + f for f in flags)
 
 
 def _json_params(est) -> dict:

@@ -765,3 +765,22 @@ def test_cli_retrain_estimators(syn_log, tmp_path, capsys):
             model = load_model(out, device_name=meta["device"]["name"])
         assert type(model.estimator_).__name__ == cls
         assert model.predict_config(synthetic_records(1, seed=9)[0].features).config_id in model.classes_
+
+
+def test_retrain_command_names_the_estimator_and_options(syn_log, tmp_path):
+    """The metadata's retrain command rebuilds the same model: the CLI's --estimator, --n-estimators,
+    --label-tolerance and --seed when they are not the defaults."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
+
+    from autotune.model import FOREST_MAX_FEATURES, _retrain_flags
+
+    assert _retrain_flags(None, 0.02, 0) == ""
+    assert _retrain_flags(RandomForestClassifier(n_estimators=200, max_features=FOREST_MAX_FEATURES), 0.02, 0) == \
+        " --estimator random_forest"
+    assert _retrain_flags(RandomForestClassifier(), 0.02, 0) == " --estimator random_forest --n-estimators 100"
+    assert _retrain_flags(ExtraTreesClassifier(n_estimators=50), 0.05, 3) == \
+        " --estimator extra_trees --n-estimators 50 --label-tolerance 0.05 --seed 3"
+    assert _retrain_flags(RandomForestRegressor(n_estimators=300), 0.02, 0) == " --n-estimators 300"
+    assert "from Python" in _retrain_flags(object(), 0.02, 0)
+    m = retrain([syn_log], estimator=RandomForestClassifier(n_estimators=20, random_state=1), random_state=1)
+    assert m.metadata_["retrain_command"].endswith(" --estimator random_forest --n-estimators 20 --seed 1")
