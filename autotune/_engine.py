@@ -737,7 +737,8 @@ class TraversalEngine:
         the 64-byte state is copied back inside the graph and the host waits once. Only when a
         traversal needs more rounds than predicted does the host replay a continuation graph.
         The first traversal of an engine launches round by round (batches of 2, 4, 8, ... rounds,
-        one state read each) and measures the rounds needed.
+        one state read each), measures the rounds needed and captures the graph the next traversal
+        replays (:meth:`_prime_graph`).
 
         Parameters
         ----------
