@@ -810,8 +810,9 @@ class TraversalEngine:
         (0.2-0.3 ms on the H200) into that traversal: measured by the harness after its one warm-up
         traversal, the first timed source of a sweep took 2.3-2.6x its measurement's median (median
         over the 2,371 measurements of the H200 sweep log whose median is under 0.15 ms). Now the
-        warm-up (or a user's first call) pays it and the next traversal only launches; a source
-        that needs more rounds than any before it still captures a continuation graph once
+        warm-up (or a user's first call) pays it and the next traversal only launches; a new round
+        count (more rounds than predicted, or a new median of the history) still captures its
+        graph once
         (notebooks/figures/prime_graph_before_after_h200.jsonl: first timed source 2.9x -> 1.07x
         the median of the others on small graphs)."""
         if not self.use_graphs or not self._rounds_needed:
