@@ -782,5 +782,6 @@ def test_retrain_command_names_the_estimator_and_options(syn_log, tmp_path):
         " --estimator extra_trees --n-estimators 50 --label-tolerance 0.05 --seed 3"
     assert _retrain_flags(RandomForestRegressor(n_estimators=300), 0.02, 0) == " --n-estimators 300"
     assert "from Python" in _retrain_flags(object(), 0.02, 0)
-    m = retrain([syn_log], estimator=RandomForestClassifier(n_estimators=20, random_state=1), random_state=1)
+    with pytest.warns(UserWarning, match="SYNTHETIC"):
+        m = retrain([syn_log], estimator=RandomForestClassifier(n_estimators=20, random_state=1), random_state=1)
     assert m.metadata_["retrain_command"].endswith(" --estimator random_forest --n-estimators 20 --seed 1")
