@@ -624,23 +624,9 @@ def _label(config: dict) -> str:
 # --------------------------------------------------------------------------------------- retrain
 def cmd_retrain(args) -> int:
     """``autotune retrain``: train the selection model from logs, print its LOGO regret table (CPU)."""
-    from .model import FOREST_MAX_FEATURES, regret_rows, retrain
+    from .model import cli_estimator, regret_rows, retrain
 
-    estimator = None  # regret_forest at 200 trees: the model's default (a regression forest on capped log regrets)
-    if args.estimator == "extra_trees":
-        from sklearn.ensemble import ExtraTreesClassifier
-
-        estimator = ExtraTreesClassifier(n_estimators=args.n_estimators, random_state=args.seed)
-    elif args.estimator == "random_forest":
-        from sklearn.ensemble import RandomForestClassifier
-
-        estimator = RandomForestClassifier(n_estimators=args.n_estimators, max_features=FOREST_MAX_FEATURES,
-                                           random_state=args.seed)
-    elif args.n_estimators != 200:
-        from sklearn.ensemble import RandomForestRegressor
-
-        estimator = RandomForestRegressor(n_estimators=args.n_estimators, max_features=FOREST_MAX_FEATURES,
-                                          random_state=args.seed)
+    estimator = cli_estimator(args.estimator, args.n_estimators, args.seed)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = retrain(args.logs, out=args.out, estimator=estimator, device=args.device,

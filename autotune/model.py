@@ -115,7 +115,7 @@ __all__ = [
     "metadata_path", "DERIVED_FEATURES", "DECISIONS", "DEFAULT_MODEL_RELPATHS", "MODEL_ENV_VARS", "model_algorithm",
     "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
     "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS", "FOREST_MAX_FEATURES",
-    "REGRET_TARGET_CAP",
+    "REGRET_TARGET_CAP", "CLI_ESTIMATORS", "cli_estimator",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -1245,19 +1245,45 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     return model
 
 
-def _retrain_flags(estimator, label_tolerance: float, random_state: int) -> str:
-    """The ``autotune retrain`` options that rebuild *estimator* and the other non-default arguments
-    (the metadata's ``retrain_command`` must reproduce the model, e.g. the SSSP model's classification
-    forest, ``--estimator random_forest``). An estimator the CLI cannot build is named instead."""
-    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
+#: ``autotune retrain --estimator`` names and the scikit-learn forest class each builds
+#: (:func:`cli_estimator`); ``regret_forest`` is the default.
+CLI_ESTIMATORS = {"regret_forest": "RandomForestRegressor", "random_forest": "RandomForestClassifier",
+                  "extra_trees": "ExtraTreesClassifier"}
 
+
+def cli_estimator(name: str = "regret_forest", n_estimators: int = 200, seed: int = 0):
+    """The estimator of ``autotune retrain --estimator NAME --n-estimators N --seed S``.
+
+    Returns
+    -------
+    sklearn forest or None
+        None for the default (``regret_forest`` at 200 trees: :class:`SelectionModel` builds it);
+        else the seeded forest of :data:`CLI_ESTIMATORS` (``extra_trees`` with scikit-learn's own
+        ``max_features``, the others with :data:`FOREST_MAX_FEATURES`).
+    """
+    import sklearn.ensemble
+
+    if name not in CLI_ESTIMATORS:
+        raise ValueError(f"estimator must be one of {', '.join(CLI_ESTIMATORS)}; got {name!r}")
+    if name == "regret_forest" and n_estimators == 200:
+        return None
+    cls = getattr(sklearn.ensemble, CLI_ESTIMATORS[name])
+    extra = {} if name == "extra_trees" else {"max_features": FOREST_MAX_FEATURES}
+    return cls(n_estimators=n_estimators, random_state=seed, **extra)
+
+
+def _retrain_flags(estimator, label_tolerance: float, random_state: int) -> str:
+    """The ``autotune retrain`` options that rebuild *estimator* (:data:`CLI_ESTIMATORS`) and the
+    other non-default arguments (the metadata's ``retrain_command`` must reproduce the model, e.g.
+    the SSSP model's classification forest, ``--estimator random_forest``). An estimator the CLI
+    cannot build is named instead."""
     flags = []
     if estimator is not None:
-        kinds = {RandomForestClassifier: "random_forest", ExtraTreesClassifier: "extra_trees",
-                 RandomForestRegressor: None}
-        if type(estimator) in kinds:
-            if kinds[type(estimator)]:
-                flags.append(f"--estimator {kinds[type(estimator)]}")
+        names = {cls: name for name, cls in CLI_ESTIMATORS.items()}
+        name = names.get(type(estimator).__name__) if type(estimator).__module__.startswith("sklearn.") else None
+        if name is not None:
+            if name != "regret_forest":
+                flags.append(f"--estimator {name}")
             n = estimator.get_params().get("n_estimators", 200)
             if n != 200:
                 flags.append(f"--n-estimators {n}")
