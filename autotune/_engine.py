@@ -33,6 +33,15 @@ FIRST_BATCH = 2
 MAX_GRAPH_ROUNDS = 64
 #: CUDA graphs kept per engine (keyed by rounds).
 MAX_GRAPHS = 12
+#: Traversals a new round prediction must persist before its start graph is captured (until then
+#: the engine replays the start graph it has, plus continuation graphs): a capture costs 0.2-0.3 ms
+#: on an H200, an extra continuation replay ~15 us and an unneeded round a few us, so switching pays
+#: only for a prediction that holds (TraversalEngine._start_rounds).
+STICKY_TRAVERSALS = 8
+#: Start graphs of 1 .. PRIME_FEWER_ROUNDS rounds fewer than the first traversal needed are primed
+#: too: sources that reach less than the warm-up source (small and directed graphs) then replay a
+#: graph of their own rounds at once, without a capture or empty rounds.
+PRIME_FEWER_ROUNDS = 3
 #: Replay traversals as CUDA graphs (False: launch round by round, as before).
 USE_CUDA_GRAPHS = True
 #: Read the source and write the state back zero-copy (pinned host memory mapped into the device's
@@ -377,6 +386,8 @@ class TraversalEngine:
         self._graphs: dict = {}
         self._round_history: list[int] = []
         self._rounds_needed = 0
+        self._start_k = 0  # rounds of the start graph the engine replays (0: none yet)
+        self._stale = 0  # consecutive traversals whose prediction differed from _start_k uncaptured
         self.use_graphs = USE_CUDA_GRAPHS
         self.graph_error: str | None = None
 
@@ -737,8 +748,9 @@ class TraversalEngine:
         the 64-byte state is copied back inside the graph and the host waits once. Only when a
         traversal needs more rounds than predicted does the host replay a continuation graph.
         The first traversal of an engine launches round by round (batches of 2, 4, 8, ... rounds,
-        one state read each), measures the rounds needed and captures the graph the next traversal
-        replays (:meth:`_prime_graph`).
+        one state read each), measures the rounds needed and captures the graphs the next
+        traversals replay (:meth:`_prime_graph`); the start graph follows a new prediction only once
+        it holds (:meth:`_start_rounds`).
 
         Parameters
         ----------
@@ -779,7 +791,7 @@ class TraversalEngine:
         need = self._rounds_needed
         if need and self.use_graphs:
             done, start = 0, True
-            k = min(need, MAX_GRAPH_ROUNDS)
+            k = self._start_rounds(need)
             while True:
                 g = self._graph(start, k)
                 if g is None:
@@ -795,7 +807,7 @@ class TraversalEngine:
                     self.last_state = np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
                     self._note_rounds(int(st["iterations"]))
                     return int(st["level"])
-                k = min(max(need - done, done), MAX_GRAPH_ROUNDS)  # beyond the prediction: double
+                k = min(done, MAX_GRAPH_ROUNDS)  # beyond the start graph: double (keys primed: k0, 2 k0)
             if not start:  # capture failed mid-way: finish round by round
                 return self._loop(start=False, before_sync=before_sync)
         levels = self._loop(start=True, before_sync=before_sync)
@@ -804,26 +816,59 @@ class TraversalEngine:
         return levels
 
     def _prime_graph(self) -> None:
-        """Capture and upload the CUDA graph the next traversal replays, right after the first one.
+        """Capture and upload the CUDA graphs the next traversals replay, right after the first one:
+        the start graph of the rounds that traversal needed (k0), the start graphs of 1 to
+        :data:`PRIME_FEWER_ROUNDS` rounds fewer, and the continuation graphs of k0 and 2 k0 more
+        rounds, which a source needing up to 4 k0 rounds replays after the start graph.
 
-        Capturing it inside the next traversal instead put the capture, instantiation and upload
-        (0.2-0.3 ms on the H200) into that traversal: measured by the harness after its one warm-up
-        traversal, the first timed source of a sweep took 2.3-2.6x its measurement's median (median
-        over the 2,371 measurements of the H200 sweep log whose median is under 0.15 ms). Now the
-        warm-up (or a user's first call) pays it and the next traversal only launches; a new round
-        count (more rounds than predicted, or a new median of the history) still captures its
-        graph once
+        Capturing a graph inside a traversal puts the capture, instantiation and upload (0.2-0.3 ms
+        on the H200) into that traversal: measured by the harness after its one warm-up traversal,
+        the first timed source of a sweep took 2.3-2.6x its measurement's median (median over the
+        2,371 measurements of the H200 sweep log whose median is under 0.15 ms), and later sources
+        that needed more rounds than the first paid a continuation's capture
         (notebooks/figures/prime_graph_before_after_h200.jsonl: first timed source 2.9x -> 1.07x
-        the median of the others on small graphs)."""
+        the median of the others on small graphs). Now the warm-up (or a user's first call) pays
+        them; a source needing more than 4 k0 rounds still captures its continuation once, and a
+        new prediction captures its start graph only once it has held for
+        :data:`STICKY_TRAVERSALS` consecutive traversals (:meth:`_start_rounds`)."""
         if not self.use_graphs or not self._rounds_needed:
             return
-        g = self._graph(True, min(self._rounds_needed, MAX_GRAPH_ROUNDS))
-        upload = getattr(g, "upload", None)  # CuPy >= 13
-        if upload is not None:
-            try:
-                upload(self.stream)
-            except Exception:  # an upload is an optimisation only: the first launch uploads
-                pass
+        k0 = min(self._rounds_needed, MAX_GRAPH_ROUNDS)
+        self._start_k, self._stale = k0, 0
+        keys = [(True, k0), (False, k0), (False, min(2 * k0, MAX_GRAPH_ROUNDS))]
+        keys += [(True, k) for k in range(k0 - 1, max(0, k0 - 1 - PRIME_FEWER_ROUNDS), -1)]
+        for key in dict.fromkeys(keys):
+            g = self._graph(*key)
+            if g is None:
+                return
+            upload = getattr(g, "upload", None)  # CuPy >= 13
+            if upload is not None:
+                try:
+                    upload(self.stream)
+                except Exception:  # an upload is an optimisation only: the first launch uploads
+                    pass
+
+    def _start_rounds(self, need: int) -> int:
+        """Rounds of the start graph this traversal replays, for a prediction of *need* rounds.
+
+        The prediction (the median of the last traversals' rounds, :meth:`_note_rounds`) moves when
+        sources need different rounds (on small graphs: the sources that reach the large component
+        and those that do not). Following it at once captured a new start graph inside a timed
+        traversal. Instead the start graph already captured stays in use (a source needing more
+        rounds replays continuation graphs after it, ~15 us each; fewer, its empty rounds, a few
+        us each) until the prediction has differed from it on :data:`STICKY_TRAVERSALS` consecutive
+        traversals, or the predicted start graph is already captured.
+        """
+        k = min(need, MAX_GRAPH_ROUNDS)
+        cur = self._start_k
+        if not cur or k == cur or (True, k) in self._graphs:
+            self._start_k, self._stale = k, 0
+            return k
+        self._stale += 1
+        if self._stale >= STICKY_TRAVERSALS:
+            self._start_k, self._stale = k, 0
+            return k
+        return cur
 
     def _loop(self, start: bool, before_sync=None) -> int:
         """Round-by-round launches (no graph): batches of 2, 4, 8, ... rounds, one state read each."""

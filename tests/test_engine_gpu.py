@@ -594,8 +594,87 @@ def test_first_traversal_primes_the_replay_graph():
     assert eng._graphs == {}
     _check(g, s0, eng.bfs(s0), {})
     assert eng.use_graphs, eng.graph_error
-    key = (True, min(eng._rounds_needed, E.MAX_GRAPH_ROUNDS))
-    assert list(eng._graphs) == [key]
+    k0 = min(eng._rounds_needed, E.MAX_GRAPH_ROUNDS)
+    key = (True, k0)
+    # the start graph, those of up to PRIME_FEWER_ROUNDS rounds fewer and the continuations of k0
+    # and 2 k0 rounds
+    fewer = {(True, k) for k in range(max(1, k0 - E.PRIME_FEWER_ROUNDS), k0)}
+    assert set(eng._graphs) == {key, (False, k0), (False, min(2 * k0, E.MAX_GRAPH_ROUNDS))} | fewer
     primed = eng._graphs[key]
     _check(g, s1, eng.bfs(s1), {})
     assert eng._graphs[key] is primed  # the second traversal replayed the primed graph
+
+
+def _kron13_and_path():
+    """kron13 plus a disjoint 64-vertex path: a source on the path needs one launch round with the
+    512-vertex single-block limit, the hub of kron13 several (its frontiers pass the limit)."""
+    kg, _ = ZOO["kron13"]
+    n0 = kg.n_vertices
+    src = np.repeat(np.arange(n0), np.diff(kg.row_offsets))
+    path = np.arange(n0, n0 + 64)
+    g = from_edges(np.r_[src, path[:-1]], np.r_[kg.column_indices, path[1:]], n0 + 64, directed=False,
+                   name="kron13+path", xp=np)
+    return g, int(np.argmax(g.out_degrees(np))), n0 + 5
+
+
+def test_start_graph_sticks_until_a_new_round_count_holds():
+    """Primed with a source needing few rounds, sources needing more replay the primed start graph
+    and continuations (no capture inside their traversal) until the new prediction has held for
+    STICKY_TRAVERSALS traversals; then its start graph is captured once. Every result exact."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    g, hub, on_path = _kron13_and_path()
+    eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
+    refs: dict = {}
+    _check(g, on_path, eng.bfs(on_path), refs)
+    assert eng.use_graphs, eng.graph_error
+    k0 = eng._start_k
+    primed = set(eng._graphs)
+    captured_at = None
+    for i in range(E.STICKY_TRAVERSALS + 2):
+        _check(g, hub, eng.bfs(hub), refs)
+        if set(eng._graphs) != primed and captured_at is None:
+            captured_at = i
+    r_hub = eng._round_history[-1]
+    assert k0 < r_hub <= 4 * k0, (k0, r_hub)  # the hub needs more rounds, within the continuations
+    # the history [k0, r_hub] predicts k0 for the second hub traversal; from the third on it
+    # predicts r_hub, and the STICKY_TRAVERSALS-th of those captures its start graph
+    assert captured_at == E.STICKY_TRAVERSALS + 1
+    assert set(eng._graphs) == primed | {(True, r_hub)} and eng._start_k == r_hub
+
+
+def test_sources_needing_fewer_rounds_replay_a_primed_start_graph():
+    """Primed with a source needing several rounds, a source needing up to PRIME_FEWER_ROUNDS
+    fewer replays the primed start graph of its own rounds at once: no capture, exact result."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    g, hub, on_path = _kron13_and_path()
+    eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
+    refs: dict = {}
+    _check(g, hub, eng.bfs(hub), refs)
+    k0 = eng._start_k
+    primed = set(eng._graphs)
+    for _ in range(3):
+        _check(g, on_path, eng.bfs(on_path), refs)
+    r_path = eng._round_history[-1]
+    assert k0 - E.PRIME_FEWER_ROUNDS <= r_path < k0, (k0, r_path)
+    assert set(eng._graphs) == primed and eng._start_k == r_path
+
+
+def test_sources_needing_more_rounds_replay_primed_continuations():
+    """Primed with a source needing few rounds, a source needing up to 4x as many replays the
+    primed continuation graphs after the start graph: no capture, exact result."""
+    from autotune.engine import BFSEngine
+
+    g, hub, on_path = _kron13_and_path()
+    eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
+    refs: dict = {}
+    _check(g, on_path, eng.bfs(on_path), refs)
+    k0 = eng._start_k
+    primed = set(eng._graphs)
+    _check(g, hub, eng.bfs(hub), refs)
+    r_hub = eng._round_history[-1]
+    assert k0 < r_hub <= 4 * k0, (k0, r_hub)
+    assert set(eng._graphs) == primed
