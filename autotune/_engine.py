@@ -746,7 +746,8 @@ class TraversalEngine:
         so it is captured in a CUDA graph once and replayed: reset, init and as many launch rounds
         as the previous traversals needed (``BFSState.iterations``, counted on the device), then
         the 64-byte state is copied back inside the graph and the host waits once. Only when a
-        traversal needs more rounds than predicted does the host replay a continuation graph.
+        traversal needs more rounds than its start graph holds does the host replay a continuation
+        graph.
         The first traversal of an engine launches round by round (batches of 2, 4, 8, ... rounds,
         one state read each), measures the rounds needed and captures the graphs the next
         traversals replay (:meth:`_prime_graph`); the start graph follows a new prediction only once
