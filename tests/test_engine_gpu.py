@@ -617,20 +617,28 @@ def _kron13_and_path():
     return g, int(np.argmax(g.out_degrees(np))), n0 + 5
 
 
-def test_start_graph_sticks_until_a_new_round_count_holds():
-    """Primed with a source needing few rounds, sources needing more replay the primed start graph
-    and continuations (no capture inside their traversal) until the new prediction has held for
-    STICKY_TRAVERSALS traversals; then its start graph is captured once. Every result exact."""
-    import autotune._engine as E
+def _primed_engine(first: str):
+    """An engine on :func:`_kron13_and_path` with the 512-vertex single-block limit, primed by one
+    exact traversal from *first* ("hub" or "on_path"): (graph, hub, on_path, engine, reference
+    cache, k0, the primed graph keys)."""
     from autotune.engine import BFSEngine
 
     g, hub, on_path = _kron13_and_path()
     eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
     refs: dict = {}
-    _check(g, on_path, eng.bfs(on_path), refs)
+    s = hub if first == "hub" else on_path
+    _check(g, s, eng.bfs(s), refs)
+    return g, hub, on_path, eng, refs, eng._start_k, set(eng._graphs)
+
+
+def test_start_graph_sticks_until_a_new_round_count_holds():
+    """Primed with a source needing few rounds, sources needing more replay the primed start graph
+    and continuations (no capture inside their traversal) until the new prediction has held for
+    STICKY_TRAVERSALS traversals; then its start graph is captured once. Every result exact."""
+    import autotune._engine as E
+
+    g, hub, on_path, eng, refs, k0, primed = _primed_engine("on_path")
     assert eng.use_graphs, eng.graph_error
-    k0 = eng._start_k
-    primed = set(eng._graphs)
     captured_at = None
     for i in range(E.STICKY_TRAVERSALS + 2):
         _check(g, hub, eng.bfs(hub), refs)
@@ -648,14 +656,8 @@ def test_sources_needing_fewer_rounds_replay_a_primed_start_graph():
     """Primed with a source needing several rounds, a source needing up to PRIME_FEWER_ROUNDS
     fewer replays the primed start graph of its own rounds at once: no capture, exact result."""
     import autotune._engine as E
-    from autotune.engine import BFSEngine
 
-    g, hub, on_path = _kron13_and_path()
-    eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
-    refs: dict = {}
-    _check(g, hub, eng.bfs(hub), refs)
-    k0 = eng._start_k
-    primed = set(eng._graphs)
+    g, hub, on_path, eng, refs, k0, primed = _primed_engine("hub")
     for _ in range(3):
         _check(g, on_path, eng.bfs(on_path), refs)
     r_path = eng._round_history[-1]
@@ -666,14 +668,7 @@ def test_sources_needing_fewer_rounds_replay_a_primed_start_graph():
 def test_sources_needing_more_rounds_replay_primed_continuations():
     """Primed with a source needing few rounds, a source needing up to 4x as many replays the
     primed continuation graphs after the start graph: no capture, exact result."""
-    from autotune.engine import BFSEngine
-
-    g, hub, on_path = _kron13_and_path()
-    eng = BFSEngine(g, TraversalConfig(small_frontier="single_block", frontier_limit=512))
-    refs: dict = {}
-    _check(g, on_path, eng.bfs(on_path), refs)
-    k0 = eng._start_k
-    primed = set(eng._graphs)
+    g, hub, on_path, eng, refs, k0, primed = _primed_engine("on_path")
     _check(g, hub, eng.bfs(hub), refs)
     r_hub = eng._round_history[-1]
     assert k0 < r_hub <= 4 * k0, (k0, r_hub)
