@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["TuneResult"]
+__all__ = ["TuneResult", "DEFAULT_N_RANKED"]
+
+#: How many of the selection model's ranked configs a search measures first (``tune(...,
+#: n_ranked=)``, ``autotune tune --trials N --ranked K``): its pick, the rule, then its next three.
+DEFAULT_N_RANKED = 4
 
 
 @dataclass

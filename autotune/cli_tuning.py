@@ -28,6 +28,7 @@ from ._cli_common import dispatch, err as _err, expand_graphs, fraction, int_at_
 from ._cli_common import console as _console
 from ._cli_common import warn_to_stderr as _warn_to_stderr
 from ._files import model_candidates as _model_candidates, model_dirs as _model_dirs
+from ._tune_result import DEFAULT_N_RANKED
 
 __all__ = ["register", "build_parser", "main", "cmd_tune", "cmd_sweep", "cmd_retrain"]
 
@@ -539,7 +540,8 @@ def cmd_tune(args) -> int:
 
                 res = tune_detailed(g, args.trials, algorithm=args.algorithm, storage=args.storage,
                                     study_name=args.study, timeout=args.timeout, retune=args.retune, model=model,
-                                    n_sources=args.sources, seed=args.seed, log=args.log, progress=not args.json)
+                                    n_sources=args.sources, seed=args.seed, log=args.log, progress=not args.json,
+                                    n_ranked=args.ranked)
                 if args.trials is None and res.method == "model":
                     _remember_model(model, args.algorithm)
         _warn_to_stderr(caught)
@@ -727,6 +729,10 @@ def register(subparsers) -> None:
     sp.add_argument("--trials", type=int_at_least(1), default=None, metavar="N",
                     help="run an Optuna search until the study holds N finished trials (GPU); "
                          "without it: profile + model prediction (fast path)")
+    sp.add_argument("--ranked", type=int_at_least(1), default=DEFAULT_N_RANKED, metavar="K",
+                    help="search: measure the model's K best-ranked configs (its pick first, then the rule, then "
+                         "the next K-1) before the sampler proposes; --trials 5 with the default 4 measures just "
+                         "those and the rule (default %(default)s)")
     sp.add_argument("--storage", default=None, metavar="URL",
                     help="Optuna storage URL (default sqlite:///~/.cache/autotune/studies.db; postgresql://... "
                          "lets several workers share a study)")

@@ -91,6 +91,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 import os
 import platform
 import warnings
@@ -467,6 +468,89 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
                           f"{cfg.config_id} now (the config table changed); retrain the model", UserWarning,
                           stacklevel=2)
         return cfg
+
+    def rank_labels(self, features) -> np.ndarray:
+        """Every class for one graph, the most promising first.
+
+        With ``decision_ == "regret"`` by increasing :meth:`predict_regret` (ties: the order of
+        :attr:`classes_`, so the first is :meth:`predict`'s label); else by decreasing
+        :meth:`predict_proba` (the estimator's vote).
+
+        Parameters
+        ----------
+        features : GraphFeatures or dict
+
+        Returns
+        -------
+        ndarray of str, shape (n_classes,)
+        """
+        X = self.features_row(features)
+        if getattr(self, "decision_", "vote") == "regret":
+            order = np.argsort(self._expected_log_regret(self._checked(X))[0], kind="stable")
+        else:
+            order = np.argsort(-np.asarray(self.predict_proba(X))[0], kind="stable")
+        return self.classes_[order].astype(str)
+
+    def predict_configs(self, features, k: int) -> list:
+        """The *k* most promising configs for one graph, best first: what a short search measures.
+
+        A search seeded with these (``tune(graph, n_trials, n_ranked=k)``) measures the model's
+        alternatives before its sampler proposes any (README, "A short search seeded by the model":
+        what that gains over the prediction alone, replayed from the log and measured on a GPU).
+
+        Parameters
+        ----------
+        features : GraphFeatures or dict
+        k : int
+            How many configs (at least 1); fewer when the model knows fewer buildable configs.
+
+        Returns
+        -------
+        list of TraversalConfig
+            Distinct configs in the order of :meth:`rank_labels`; the first is
+            :meth:`predict_config`'s when that one can be built. Labels whose stored config this
+            release cannot build are skipped (a :class:`UserWarning` counts them).
+
+        Raises
+        ------
+        ValueError
+            When *k* < 1, or when no label of the first ones can be built.
+        """
+        from .config import TraversalConfig
+
+        try:
+            n = 0 if isinstance(k, bool) else operator.index(k)
+        except TypeError:
+            n = 0
+        if n < 1:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+        out, seen, bad, changed = [], set(), [], []
+        for label in self.rank_labels(features):
+            d = getattr(self, "label_configs_", {}).get(str(label))
+            try:
+                if d is None:
+                    raise ValueError("no stored config")
+                cfg = TraversalConfig.from_dict(d)
+            except ValueError as exc:
+                bad.append(f"{label} ({exc})")
+                continue
+            if cfg.config_id != label:
+                changed.append(label)
+            if cfg.config_id in seen:
+                continue
+            seen.add(cfg.config_id)
+            out.append(cfg)
+            if len(out) == n:
+                break
+        if bad:
+            warnings.warn(f"{len(bad)} of the model's ranked labels cannot be built in this release and were skipped "
+                          f"(first: {bad[0]}); retrain the model", UserWarning, stacklevel=2)
+        if changed:
+            warnings.warn(f"{len(changed)} ranked configs changed ids since the model was trained (the config table "
+                          f"changed; first: {changed[0]}); retrain the model", UserWarning, stacklevel=2)
+        if not out:
+            raise ValueError("none of the model's labels has a config this release can build")
+        return out
 
 
 def _log_regret_matrix(times: Sequence[Mapping[str, float]], invalid: Sequence[set] | None,

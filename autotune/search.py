@@ -9,8 +9,8 @@ the method has buckets, then the technique's knobs; ``push`` only, no hash culli
 
 Fast path (``n_trials=None``)
     Profile the graph (:func:`autotune.features.profile`, on the GPU when there is one, else on the
-    CPU) and let the selection model (:mod:`autotune.model`; by default the shipped
-    ``models/bfs_h100.joblib``) predict the config. With no model, or a model file that is corrupt
+    CPU) and let the selection model (:mod:`autotune.model`; by default the shipped model of this
+    GPU, ``models/bfs_h200.joblib`` on an H200) predict the config. With no model, or a model file that is corrupt
     or does not fit this release (:class:`~autotune.errors.ModelError`), it falls back to the rules
     of paper 000's Table 2 (:func:`table2_rule`) and says so (a :class:`UserWarning` naming the
     file, the reason and how to rebuild it). On a GPU
@@ -21,7 +21,8 @@ Search (``n_trials=N``)
     An Optuna study, define-by-run over the rows of the config table
     (:data:`autotune.config._FIELDS`; conditional fields are only suggested when they apply, so new
     techniques and knobs are searched without code changes), seeded ``TPESampler``. The model's
-    prediction and the Table-2 config are enqueued as the first trials. Every trial is timed by the
+    prediction, the Table-2 config and the model's next best-ranked configs (``n_ranked``) are
+    enqueued as the first trials. Every trial is timed by the
     shared harness (:func:`autotune.measure.measure`) with validation, first on a quarter of the
     sources: a trial whose partial median is ``prune_factor`` times slower than the best complete
     trial's on the same sources is pruned (:class:`SlowTrialPruner`). An invalid or failing config
@@ -42,14 +43,15 @@ Resume
     finished trials are kept; a trial the interruption left ``RUNNING`` or ``FAIL`` is re-queued
     first with Optuna's ``RetryHeartbeatStaleTrialCallback`` (this host's trials whose process has
     ended at once, see :func:`_recover_interrupted`; other workers' through Optuna's heartbeat); the
-    two seed trials are queued again unless measured, queued or running, so both are always
-    measured; a config proposed again is answered from the study (``duplicate_of``) and does not
+    seed trials are queued again unless measured, queued or running, so each is measured when
+    ``n_trials`` allows; a config proposed again is answered from the study (``duplicate_of``) and does not
     count toward ``n_trials``, which counts measured trials only (:func:`_counted`).
 """
 from __future__ import annotations
 
 import functools
 import math
+import operator
 import os
 import time
 import warnings
@@ -59,7 +61,7 @@ from typing import Any, Callable, Mapping
 # TuneResult and cache_dir live in small modules that the fast path of 'autotune tune' imports
 # without this one; re-exported here
 from ._files import cache_dir  # noqa: F401
-from ._tune_result import TuneResult  # noqa: F401
+from ._tune_result import DEFAULT_N_RANKED, TuneResult  # noqa: F401
 from .config import TraversalConfig, _FIELDS
 from .errors import AutotuneError, InvalidArgumentError, ModelError
 from .features import GraphFeatures
@@ -73,7 +75,7 @@ from .table2 import (  # noqa: F401
 __all__ = [
     "tune", "tune_detailed", "TuneResult", "table2_rule", "TABLE2_SUPPORT_RULES", "IRREGULAR_DEGREE_CV",
     "suggest_config", "config_params", "SlowTrialPruner", "SearchError", "stored_best", "default_storage",
-    "cache_dir", "default_log_path", "study_name_for",
+    "cache_dir", "default_log_path", "study_name_for", "DEFAULT_N_RANKED",
 ]
 
 # ============================================================================ search space
@@ -631,6 +633,31 @@ def _predict_for(model, features, where: str, algorithm: str) -> TraversalConfig
     return cfg
 
 
+def _ranked_for(model, features, where: str, algorithm: str, k: int) -> list:
+    """The model's *k* most promising configs of *algorithm* (its prediction first), for a search's
+    first trials: ``model.predict_configs`` when the model ranks (:class:`~autotune.model.SelectionModel`),
+    else its one prediction (:func:`_predict_for`); [] when it cannot predict (the warning says why).
+
+    Raises
+    ------
+    InvalidArgumentError
+        When the model ranks configs of another algorithm.
+    """
+    if k > 1 and hasattr(model, "predict_configs"):
+        try:
+            ranked = list(model.predict_configs(features, k))
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            ranked = None  # _predict_for says why in its warning
+        if ranked:
+            wrong = [c for c in ranked if c.algorithm != algorithm]
+            if wrong:
+                raise InvalidArgumentError(f"the selection model ({where}) ranked a {wrong[0].algorithm} config "
+                                           f"({wrong[0].label}) for an {algorithm} tuning (one model per algorithm)")
+            return ranked
+    cfg = _predict_for(model, features, where, algorithm)
+    return [] if cfg is None else [cfg]
+
+
 def _device(device, runner_factory) -> dict | None:
     from ._backend import device_properties, gpu_available
 
@@ -648,7 +675,7 @@ def _device(device, runner_factory) -> dict | None:
 def tune(graph, n_trials: int | None = None, *, storage: str | None = None, study_name: str | None = None,
          timeout: float | None = None, retune: bool = False, model=None, n_sources: int = 16, seed: int = 0,
          log=None, runner_factory: Callable | None = None, progress: bool = True, device: dict | None = None,
-         prune_factor: float = 1.5, algorithm: str = "bfs") -> TraversalConfig:
+         prune_factor: float = 1.5, algorithm: str = "bfs", n_ranked: int = DEFAULT_N_RANKED) -> TraversalConfig:
     """The fastest config of *algorithm* (BFS or SSSP) for *graph*: model prediction (fast path) or
     an Optuna search.
 
@@ -690,6 +717,15 @@ def tune(graph, n_trials: int | None = None, *, storage: str | None = None, stud
     prune_factor : float, default 1.5
         A trial whose median on the first quarter of the sources exceeds this factor times the best
         complete trial's is pruned.
+    n_ranked : int, default DEFAULT_N_RANKED (4)
+        Search only: how many of the model's most promising configs
+        (:meth:`autotune.model.SelectionModel.predict_configs`) are measured first — its pick, then
+        the algorithm's rule (Table 2, or the Delta rule for SSSP), then the model's next
+        ``n_ranked - 1`` — before the sampler proposes (as many of them as ``n_trials`` allows), so
+        ``tune(g, n_trials=5)`` measures the model's four best-ranked configs and the rule and keeps
+        the fastest. Replayed from the H200 log it beats the prediction alone on graphs of families
+        the model never saw; measured on an H200 it matched it (README, "A short search seeded by
+        the model").
     algorithm : {'bfs', 'sssp'}, default 'bfs'
         The traversal to tune (one selection model and one study per algorithm). ``"sssp"``: the
         fast path loads the SSSP model (``models/sssp_h200.joblib``, or ``$AUTOTUNE_SSSP_MODEL``);
@@ -724,13 +760,14 @@ def tune(graph, n_trials: int | None = None, *, storage: str | None = None, stud
     """
     return tune_detailed(graph, n_trials, storage=storage, study_name=study_name, timeout=timeout, retune=retune,
                          model=model, n_sources=n_sources, seed=seed, log=log, runner_factory=runner_factory,
-                         progress=progress, device=device, prune_factor=prune_factor, algorithm=algorithm).config
+                         progress=progress, device=device, prune_factor=prune_factor, algorithm=algorithm,
+                         n_ranked=n_ranked).config
 
 
 def tune_detailed(graph, n_trials: int | None = None, *, storage: str | None = None, study_name: str | None = None,
                   timeout: float | None = None, retune: bool = False, model=None, n_sources: int = 16, seed: int = 0,
                   log=None, runner_factory: Callable | None = None, progress: bool = True, device: dict | None = None,
-                  prune_factor: float = 1.5, algorithm: str = "bfs") -> TuneResult:
+                  prune_factor: float = 1.5, algorithm: str = "bfs", n_ranked: int = DEFAULT_N_RANKED) -> TuneResult:
     """:func:`tune`, returning a :class:`TuneResult` (how the config was chosen, timings, study).
 
     Parameters and raised errors are those of :func:`tune`.
@@ -741,6 +778,12 @@ def tune_detailed(graph, n_trials: int | None = None, *, storage: str | None = N
     _check_algorithm(algorithm)
     if n_trials is not None and (isinstance(n_trials, bool) or int(n_trials) < 1):
         raise InvalidArgumentError(f"n_trials must be a positive integer or None, got {n_trials!r}")
+    try:
+        ok = not isinstance(n_ranked, bool) and operator.index(n_ranked) >= 1
+    except TypeError:
+        ok = False
+    if not ok:
+        raise InvalidArgumentError(f"n_ranked must be a positive integer, got {n_ranked!r}")
     g = graph if isinstance(graph, CSRGraph) else load_graph(graph)
     if n_trials is not None and runner_factory is None:
         from ._backend import require_gpu
@@ -791,7 +834,7 @@ def tune_detailed(graph, n_trials: int | None = None, *, storage: str | None = N
     return _search(g, feats, int(n_trials), base=base, url=url, study_name=study_name, timeout=timeout,
                    retune=retune, model=model, n_sources=n_sources, seed=seed, log=log,
                    runner_factory=runner_factory, progress=progress, device=dev, prune_factor=prune_factor,
-                   algorithm=algorithm)
+                   algorithm=algorithm, n_ranked=int(n_ranked))
 
 
 class _InvalidConfig(Exception):
@@ -809,7 +852,7 @@ def _merge(m1, m2):
 
 
 def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model, n_sources, seed, log,
-            runner_factory, progress, device, prune_factor, algorithm="bfs") -> TuneResult:
+            runner_factory, progress, device, prune_factor, algorithm="bfs", n_ranked=DEFAULT_N_RANKED) -> TuneResult:
     try:
         import optuna
     except ImportError as exc:  # pragma: no cover - optuna is in the 'search' and 'test' extras
@@ -880,15 +923,19 @@ def _search(g, feats, n_trials, *, base, url, study_name, timeout, retune, model
     except AutotuneError as exc:  # a missing or broken model file must not stop a search
         warnings.warn(f"selection model not used for the first trial: {exc}", UserWarning, stacklevel=3)
         mdl, _where = None, None
-    pred = _predict_for(mdl, feats, _where, algorithm) if mdl is not None else None
+    ranked = _ranked_for(mdl, feats, _where, algorithm, n_ranked) if mdl is not None else []
     # trials an interruption left unfinished run first (before the seeds: they were proposed first)
     _recover_interrupted(study)
-    for source, cfg in (("model", pred), (BASELINE_NAMES[algorithm], baseline_rule(algorithm, feats, device))):
+    seeds = [("model", ranked[0] if ranked else None), (BASELINE_NAMES[algorithm], baseline_rule(algorithm, feats, device))]
+    seeds += [(f"model-{i}", cfg) for i, cfg in enumerate(ranked[1:], start=2)]
+    for source, cfg in seeds:
         if cfg is None or any(c["config_id"] == cfg.config_id for c in candidates):
             continue
+        if len(candidates) >= n_trials:  # a seed that could not run within n_trials is not queued
+            break
         candidates.append({"source": source, "config_id": cfg.config_id, "label": cfg.label})
-        # a seed is always measured: queued unless measured already, queued, or running (an
-        # interrupted seed was re-queued above)
+        # a seed is always measured when n_trials allows: queued unless measured already, queued, or
+        # running (an interrupted seed was re-queued above)
         if not _config_pending_or_done(study.get_trials(deepcopy=False), cfg):
             study.enqueue_trial(config_params(cfg), user_attrs={"enqueued": source})
 

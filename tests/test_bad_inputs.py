@@ -325,6 +325,7 @@ FLAGS = [
     (["run", "g", "--source", "x"], "argument --source: invalid int value: 'x'"),
     (["tune", "g", "--trials", "0"], "argument --trials: must be >= 1, got 0"),
     (["tune", "g", "--trials", "-3"], "argument --trials: must be >= 1, got -3"),
+    (["tune", "g", "--trials", "5", "--ranked", "0"], "argument --ranked: must be >= 1, got 0"),
     (["tune", "g", "--timeout", "-1"], "argument --timeout: must be a finite number > 0, got '-1'"),
     (["tune", "g", "--timeout", "nan"], "argument --timeout: must be a finite number > 0, got 'nan'"),
     (["tune", "g", "--sources", "0"], "argument --sources: must be >= 1, got 0"),

@@ -167,6 +167,51 @@ def test_predict_config_from_features(trained):
     assert isinstance(cfg, TraversalConfig) and cfg.config_id in model.classes_
 
 
+def test_predict_configs_ranks_by_expected_regret(trained):
+    """The ranked configs are the classes in increasing predicted regret, the first the prediction."""
+    model, _ = trained
+    assert model.decision_ == "regret"
+    n = len(model.classes_)
+    for seed in (7, 8, 9):
+        feats = synthetic_records(1, seed=seed)[0].features
+        regret = model.predict_regret(model.features_row(feats))[0]
+        expected = [str(c) for c in model.classes_[np.argsort(regret, kind="stable")]]
+        assert list(model.rank_labels(feats)) == expected
+        ranked = model.predict_configs(feats, 4)
+        assert [c.config_id for c in ranked] == expected[:min(4, n)]
+        assert ranked[0] == model.predict_config(feats)
+        assert all(isinstance(c, TraversalConfig) for c in ranked)
+        # asking for more than there are gives each class once
+        everything = model.predict_configs(feats, 10 * n)
+        assert len(everything) == n and len({c.config_id for c in everything}) == n
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises((ValueError, TypeError)):
+            model.predict_configs(feats, bad)
+
+
+def test_predict_configs_vote_and_unbuildable_labels():
+    """A voting model ranks by its class probabilities; labels without a buildable config are skipped
+    with a warning, and none buildable is a ValueError."""
+    a, b = TraversalConfig(load_balance="binary_search"), TraversalConfig(load_balance="edge_mapped")
+    times = [{a.config_id: 1.0, b.config_id: 1.01}, {a.config_id: 2.0, b.config_id: 2.02},
+             {a.config_id: 3.0, b.config_id: 1.0}]
+    labels = [a.config_id, a.config_id, b.config_id]
+    feats = {k: 1.0 for k in FEATURE_NAMES}
+    vote, _ = _one_leaf_fit(times, labels, decision="vote")
+    regret, _ = _one_leaf_fit(times, labels)
+    for m in (vote, regret):
+        m.label_configs_ = {a.config_id: a.to_dict(), b.config_id: b.to_dict()}
+    # the vote: a (two of three graphs); the regret: b (1 % lost twice beats 3x lost once)
+    assert [c.config_id for c in vote.predict_configs(feats, 2)] == [a.config_id, b.config_id]
+    assert [c.config_id for c in regret.predict_configs(feats, 2)] == [b.config_id, a.config_id]
+    regret.label_configs_ = {a.config_id: a.to_dict(), b.config_id: {**b.to_dict(), "block_size": 7}}
+    with pytest.warns(UserWarning, match="1 of the model's ranked labels cannot be built"):
+        assert [c.config_id for c in regret.predict_configs(feats, 2)] == [a.config_id]
+    regret.label_configs_ = {}
+    with pytest.warns(UserWarning, match="cannot be built"), pytest.raises(ValueError, match="none of the model"):
+        regret.predict_configs(feats, 2)
+
+
 # ------------------------------------------------------------------------------ labels and regret by hand
 def _ts(times, invalid=None):
     """A TrainingSet of len(times) graphs with the given {config_id: ms} and made-up features."""

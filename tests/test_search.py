@@ -15,7 +15,7 @@ from autotune._backend import gpu_available
 from autotune import config as config_module
 from autotune import search as search_module
 from autotune.config import TraversalConfig, _FIELDS, count_configs, iter_configs
-from autotune.errors import GPUUnavailableError
+from autotune.errors import GPUUnavailableError, InvalidArgumentError
 from autotune.features import GraphFeatures, profile
 from autotune.logs import read_log
 from autotune.search import (
@@ -358,6 +358,77 @@ def test_first_trials_are_model_prediction_then_table2(tmp_path, clock):
     # the same config from both is enqueued once
     res2 = _search(g, clock, tmp_path, n_trials=3, db="same.db", model=_ConstModel(t2))
     assert [c["source"] for c in res2.candidates] == ["model"]
+
+
+class _RankingModel(_ConstModel):
+    """A stand-in model that ranks a fixed list of configs (its first is its prediction)."""
+
+    def __init__(self, ranked):
+        super().__init__(ranked[0])
+        self.ranked = list(ranked)
+        self.asked = []
+
+    def predict_configs(self, features, k):
+        self.asked.append(k)
+        return self.ranked[:k]
+
+
+def _ranked_candidates(g):
+    t2 = table2_rule(profile(g, xp=np))
+    others = [c for c in (TraversalConfig(load_balance="binary_search", block_size=b) for b in (128, 256, 512, 1024))
+              if c != t2]
+    return t2, others + [TraversalConfig(load_balance="edge_mapped", block_size=256)]
+
+
+def test_first_trials_are_the_models_ranked_configs(tmp_path, clock):
+    """n_ranked: the model's pick, the rule, then the model's next n_ranked - 1, in that order, before
+    the sampler; as many as n_trials allows, none left queued."""
+    g = small_graph(400, 6)
+    t2, ranked = _ranked_candidates(g)
+    mdl = _RankingModel(ranked)
+    res = _search(g, clock, tmp_path, n_trials=7, model=mdl, n_ranked=4)
+    assert mdl.asked == [4]
+    study = optuna.load_study(study_name=res.study, storage=res.storage)
+    order = [ranked[0], t2, ranked[1], ranked[2], ranked[3]]
+    assert [t.params for t in study.trials[:5]] == [config_params(c) for c in order]
+    assert [t.user_attrs["enqueued"] for t in study.trials[:5]] == ["model", "table2", "model-2", "model-3", "model-4"]
+    assert [c["source"] for c in res.candidates] == ["model", "table2", "model-2", "model-3", "model-4"]
+    assert "enqueued" not in study.trials[5].user_attrs  # then the sampler
+    # the best of the measured seeds is the answer of a search that measured only them
+    res5 = _search(g, clock, tmp_path, n_trials=5, db="five.db", model=mdl)
+    assert res5.n_trials == 5 and [c["source"] for c in res5.candidates][-1] == "model-4"
+    study5 = optuna.load_study(study_name=res5.study, storage=res5.storage)
+    times = {t.user_attrs["config_id"]: t.value for t in study5.trials}
+    assert res5.config.config_id == min(times, key=times.get) and set(times) == {c.config_id for c in order}
+    # fewer trials than seeds: only the first n_trials seeds are queued (nothing left waiting)
+    res2 = _search(g, clock, tmp_path, n_trials=2, db="two.db", model=mdl)
+    study2 = optuna.load_study(study_name=res2.study, storage=res2.storage)
+    assert [c["source"] for c in res2.candidates] == ["model", "table2"]
+    assert [t.state.name for t in study2.trials] == ["COMPLETE", "COMPLETE"]
+    # n_ranked=1: the pick and the rule only, as before ranking existed
+    res1 = _search(g, clock, tmp_path, n_trials=4, db="one.db", model=mdl, n_ranked=1)
+    assert [c["source"] for c in res1.candidates] == ["model", "table2"]
+    for bad in (0, -2, True, 2.5, "3"):
+        with pytest.raises(InvalidArgumentError, match="n_ranked"):
+            _search(g, clock, tmp_path, n_trials=4, db="bad.db", model=mdl, n_ranked=bad)
+
+
+def test_trained_model_ranked_configs_are_enqueued(tmp_path, clock):
+    from autotune._synthetic import write_synthetic_log
+    from autotune.model import load_model, retrain
+
+    log = write_synthetic_log(tmp_path / "syn.jsonl", 15)
+    with pytest.warns(UserWarning, match="SYNTHETIC"):
+        retrain(log, out=tmp_path / "m.joblib")
+    g = small_graph(400, 6)
+    with pytest.warns(UserWarning, match="trained on 'SYNTHETIC"):
+        mdl = load_model(tmp_path / "m.joblib", device_name=FAKE_DEVICE["name"])
+    ranked = [c.config_id for c in mdl.predict_configs(profile(g, xp=np), 3)]
+    res = _search(g, clock, tmp_path, n_trials=6, model=mdl, n_ranked=3)
+    seeded = {c["source"]: c["config_id"] for c in res.candidates}
+    assert seeded["model"] == ranked[0]
+    assert [seeded.get("model-2"), seeded.get("model-3")] == [c if c != seeded["table2"] else None
+                                                               for c in ranked[1:]]
 
 
 def test_trained_model_prediction_is_enqueued(tmp_path, clock):

@@ -504,13 +504,20 @@ def test_sssp_search_samples_the_sssp_space_seeded_by_model_and_delta_rule(tmp_p
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pick = model.predict_config(profile(g, xp=np))
+        ranked = model.predict_configs(profile(g, xp=np), 4)
         res = _search_sssp(g, clock, tmp_path, n_trials=12, model=model)
     assert res.method == "search" and res.config.algorithm == "sssp" and res.study.startswith("sssp:")
-    assert [c["source"] for c in res.candidates][-1] == "delta_rule"
+    assert ranked[0] == pick
+    # seeds: the model's pick, the Delta rule, then the model's next three (each config once)
+    expect = []
+    for c in [pick, delta_rule()] + ranked[1:]:
+        if c.config_id not in expect:
+            expect.append(c.config_id)
+    assert [c["config_id"] for c in res.candidates] == expect
+    assert "delta_rule" in [c["source"] for c in res.candidates]
     study = optuna.load_study(study_name=res.study, storage=res.storage)
     assert study.user_attrs["autotune"]["algorithm"] == "sssp"
     trials = study.get_trials()
-    expect = [pick.config_id] + ([delta_rule().config_id] if pick != delta_rule() else [])
     assert [t.user_attrs["config_id"] for t in trials[:len(expect)]] == expect  # seeds first
     assert "algorithm" not in trials[0].params
     for t in trials:

@@ -315,6 +315,7 @@ def test_cli_register_adds_three_verbs():
     a = p.parse_args(["tune", "g", "--trials", "60", "--storage", "postgresql://x/y", "--study", "s", "--retune",
                       "--out", "c.json"])
     assert (a.trials, a.storage, a.study, a.retune, a.out) == (60, "postgresql://x/y", "s", True, "c.json")
+    assert a.ranked == 4 and p.parse_args(["tune", "g", "--trials", "5", "--ranked", "2"]).ranked == 2
     a = p.parse_args(["retrain", "a.jsonl", "b.jsonl", "--out", "models/m.joblib"])
     assert a.logs == ["a.jsonl", "b.jsonl"] and callable(a.func)
 
