@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -526,6 +527,38 @@ def test_timeout_leaves_a_resumable_study(tmp_path, clock):
     assert stored_best(g, FAKE_DEVICE["name"], res.storage) is None  # not finished: not a stored result
     with pytest.raises(SearchError, match="no trial finished.*timeout"):
         _search(g, clock, tmp_path, n_trials=50, db="other.db", timeout=1e-9, runner_factory=slow)
+
+
+@pytest.mark.gpu
+def test_short_search_on_the_gpu_measures_the_ranked_seeds(tmp_path):
+    """A real 5-trial search with the shipped model: its seeds are the model's ranked configs and the
+    Table-2 one, every trial validated and logged, and the chosen config's distances exact."""
+    import autotune as at
+    from autotune.model import load_model
+    from autotune.reference import bfs_reference
+
+    g = at.load_graph("rmat:scale=11,edge_factor=8,directed=true")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # on another GPU than an H200 the model warns
+        mdl = load_model(REPO / "models" / "bfs_h200.joblib")
+        ranked = [c.config_id for c in mdl.predict_configs(profile(g), 4)]
+        res = tune_detailed(g, 5, model=mdl, storage=f"sqlite:///{tmp_path / 's.db'}", progress=False,
+                            log=tmp_path / "tune.jsonl", n_sources=8)
+    assert res.method == "search" and res.n_trials == 5
+    seeded = [c["config_id"] for c in res.candidates]
+    by_source = {c["source"]: c["config_id"] for c in res.candidates}
+    assert by_source["model"] == ranked[0] and len(seeded) == len(set(seeded))
+    for i in (2, 3, 4):  # the model's i-th config, unless it is the Table-2 one (measured once)
+        assert by_source.get(f"model-{i}") == (None if ranked[i - 1] == by_source.get("table2") else ranked[i - 1])
+    recs = read_log(tmp_path / "tune.jsonl").records
+    assert len(recs) == 5 and all(r.valid for r in recs)
+    assert {r.config_id for r in recs} == set(seeded)  # the five trials were the seeds
+    assert res.config.config_id in seeded
+    from autotune._backend import to_host
+
+    s = int(np.flatnonzero(to_host(g.out_degrees(np)) > 0)[0])
+    got = at.run(g, res.config, source=s)
+    np.testing.assert_array_equal(to_host(got.distances), bfs_reference(g, s)[0])
 
 
 @pytest.mark.skipif(gpu_available(), reason="checks the behaviour without a GPU")
