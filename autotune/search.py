@@ -745,7 +745,7 @@ def tune(graph, n_trials: int | None = None, *, storage: str | None = None, stud
     GPUUnavailableError
         Search without a GPU (and without a *runner_factory*).
     InvalidArgumentError
-        On an unknown *algorithm*.
+        On an unknown *algorithm*, or an *n_ranked* that is not a positive integer.
     ModelError
         When *model* (a path or an object) selects configs of another algorithm.
     SearchError
