@@ -64,8 +64,8 @@ def _per_op(fmt: str, **ranges) -> dict:
 
 
 _WP = ("false", "true")
-#: Block sizes of the multi-GPU BFS push kernel (``kernels/distributed.cu``).
-DISTRIBUTED_BLOCKS = (256,)
+#: Block size of the multi-GPU BFS kernels (``kernels/distributed.cu``).
+DISTRIBUTED_BLOCK = 256
 
 #: Kernel files: one per load-balancing technique (from the registry, :mod:`autotune.techniques`),
 #: the heavy-vertex kernel of the support strategies, the two small-frontier drivers, the pull
@@ -96,9 +96,10 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     # the batch's predecessor pass: an ordinary (non-cooperative) launch of any grid size
     "msbfs_post": KernelSource("msbfs_post", "msbfs.cu", {"bfs": ("msbfs_predecessors<short>",
                                                                   "msbfs_predecessors<int>")}),
-    # the push step of the 1-D partitioned multi-GPU BFS (autotune/distributed.py); BFS only
-    "distributed": KernelSource("distributed", "distributed.cu",
-                                {"bfs": tuple(f"distributed_push<{b}>" for b in DISTRIBUTED_BLOCKS)}),
+    # the per-rank steps of the 1-D partitioned multi-GPU BFS (autotune/distributed.py); BFS only
+    "distributed": KernelSource("distributed", "distributed.cu", {"bfs": (
+        *(f"distributed_push<{DISTRIBUTED_BLOCK}, {q}>" for q in _WP), "distributed_mark",
+        *(f"distributed_parents<{DISTRIBUTED_BLOCK}, {p}>" for p in _WP))}),
     "sssp": KernelSource("sssp", "sssp.cu", {"sssp": ("sssp_bucket_check", "sssp_r_move<false>", "sssp_r_move<true>", "sssp_far_min",
                                                       "sssp_far_split<false>", "sssp_far_split<true>")}),
 }

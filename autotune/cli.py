@@ -160,18 +160,20 @@ def _print_sssp_summary(con, g, runner_name: str, s: dict) -> None:
               + ("; validated against Dijkstra" if s.get("validated") else ""))
 
 
-def _measure_multi_gpu(g, sources, devices, validate: bool):
-    """``autotune run --devices``: the multi-GPU BFS from every source (ranks set up once), as a
-    :class:`~autotune.measure.Measurement` (device time of each traversal; with *validate*, every
-    result checked against the CPU reference)."""
+def _measure_multi_gpu(g, sources, devices, validate: bool, knobs: dict):
+    """``autotune run --devices``: the multi-GPU BFS from every source (ranks set up once) with the
+    *knobs* of :func:`autotune.distributed.bfs_multi_gpu`, as a :class:`~autotune.measure.Measurement`
+    (device time of each traversal; with *validate*, every result checked against the CPU reference)."""
     from .distributed import bfs_multi_gpu_sources
     from .errors import ValidationError
     from .measure import Measurement
     from .reference import validate_bfs
 
-    results = bfs_multi_gpu_sources(g, [int(s) for s in sources], devices)
+    results = bfs_multi_gpu_sources(g, [int(s) for s in sources], devices, **knobs)
     deg = g.out_degrees(np)
-    name = f"multi-GPU BFS ({len(devices)} rank(s): devices {','.join(map(str, devices))})"
+    how = knobs["direction"] + (f"(a{knobs['alpha']:g},b{knobs['beta']:g})" if knobs["direction"] == "push_pull" else "")
+    name = (f"multi-GPU BFS ({len(devices)} rank(s): devices {','.join(map(str, devices))}; {how}, "
+            f"exchange={knobs['exchange']}, partition={knobs['partition']})")
     m = Measurement(name, [int(s) for s in sources], [r[2]["elapsed_ms"] for r in results],
                     [int(deg[r[0] >= 0].sum()) for r in results], [r[2]["depth"] for r in results], "cuda-events")
     if validate:
@@ -228,6 +230,14 @@ def cmd_run(args) -> int:
     peer_cls = ScipyDijkstraRunner if algorithm == "sssp" else ScipyRunner
     if args.devices and algorithm != "bfs":
         raise ConfigError("autotune run --devices runs BFS only (the multi-GPU BFS of autotune.distributed)")
+    if not args.devices and (args.exchange or args.partition):
+        raise ConfigError("autotune run: --exchange and --partition apply only with --devices (the multi-GPU BFS)")
+    multi_knobs = None
+    if args.devices:
+        from .distributed import knobs_from_config
+
+        multi_knobs = dict(knobs_from_config(configs[0]), exchange=args.exchange or "auto",
+                           partition=args.partition or "out_in")
     if not args.devices:
         _prefetch_in_background(configs, eid64=getattr(args, "offsets", None) == "int64")
     results = []
@@ -246,7 +256,7 @@ def cmd_run(args) -> int:
         ms = [measure(r, sources, validate=args.validate and not isinstance(r, peer_cls),
                       budget_s=args.peer_budget if isinstance(r, peer_cls) else None) for r in runners]
         if args.devices:
-            m = _measure_multi_gpu(g, sources, args.devices, args.validate)
+            m = _measure_multi_gpu(g, sources, args.devices, args.validate, multi_knobs)
             runners.insert(0, types.SimpleNamespace(name=m.name))
             ms.insert(0, m)
         from .logs import weights_spec
@@ -748,8 +758,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--trace", action="store_true", help="print the per-level trace of the first source")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.add_argument("--devices", type=_device_ids, default=None, metavar="0,1",
-                    help="run the BFS over these GPUs of the host (1-D partitioned, one process per GPU, NCCL; "
-                         "autotune.distributed, a first version without knobs) instead of the configs")
+                    help="run the BFS over these GPUs of the host (autotune.distributed: 1-D partitioned, "
+                         "direction-optimizing, one process per GPU, NCCL) instead of the configs; the config's "
+                         "--direction, --alpha and --beta apply (default push_pull, 15, 18)")
+    sp.add_argument("--exchange", choices=["auto", "queue", "bitmap"], default=None,
+                    help="with --devices: push levels send the vertices found in other GPUs' ranges as ids, as "
+                         "bitmap words, or the smaller (auto, default)")
+    sp.add_argument("--partition", choices=["out_in", "out"], default=None,
+                    help="with --devices: balance the GPUs' vertex ranges by out- plus in-edges (default) or "
+                         "out-edges")
     from .cli_batch import add_batch_args
 
     add_batch_args(sp)

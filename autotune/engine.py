@@ -525,9 +525,11 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
         Batched runs: also return the predecessor matrix.
     devices : sequence of int, optional
         Run the BFS over these GPUs of the host (:func:`autotune.distributed.bfs_multi_gpu`:
-        1-D partitioned, one process per GPU, NCCL; a first version with no knobs, so *config*
-        must be None or a BFS config and is otherwise not used); the result's arrays are NumPy
-        (gathered), ``extra`` holds ``devices``, ``ranges`` and ``levels``.
+        1-D partitioned, direction-optimizing, one process per GPU, NCCL). *config* must be None
+        (direction-optimizing, alpha 15, beta 18) or a BFS config, whose ``direction``, ``alpha``
+        and ``beta`` are used (:func:`autotune.distributed.knobs_from_config`; the exchange and
+        partition knobs are :func:`~autotune.distributed.bfs_multi_gpu`'s). The result's arrays are
+        NumPy (gathered); ``extra`` holds ``devices``, ``ranges``, ``levels`` and ``directions``.
 
     Returns
     -------
@@ -579,13 +581,11 @@ def run(graph, config: TraversalConfig | None = None, source: int = 0, *, valida
 
 def _run_multi_gpu(graph, config, source, devices, validate: bool) -> BFSResult:
     """:func:`run` with ``devices``: the multi-GPU BFS as a :class:`BFSResult` (NumPy arrays)."""
-    from .distributed import bfs_multi_gpu
+    from .distributed import bfs_multi_gpu, knobs_from_config
 
-    if config is not None and config.algorithm != "bfs":
-        raise ValueError(f"runs over several devices are BFS only; the config has algorithm={config.algorithm!r}")
-    dist, pred, info = bfs_multi_gpu(graph, source, devices)
+    dist, pred, info = bfs_multi_gpu(graph, source, devices, **knobs_from_config(config))
     res = BFSResult(source, dist, pred, info["depth"], [], info["elapsed_ms"], config=config,
-                    extra={k: info[k] for k in ("devices", "ranges", "levels", "ranks")},
+                    extra={k: info[k] for k in ("devices", "ranges", "levels", "ranks", "directions")},
                     out_degrees=graph.out_degrees(np), host=True)
     if validate:
         from .reference import validate_bfs
