@@ -1027,6 +1027,24 @@ def _build_in_passes(src, dst, w, n: int, plan: _BuildPlan, passes: int, *, forc
     return row_offsets, cols, w_out, n_loops, n_dups, n_conflicts
 
 
+def host_transpose(row_offsets, column_indices, weights=None):
+    """In-edge CSR of a host CSR: ``(in_offsets int64, in_indices int32, in_weights or None)``.
+
+    ``in_indices[in_offsets[v]:in_offsets[v + 1]]`` are the sources of the edges into ``v``, ascending
+    (a stable sort of the edges by destination keeps the CSR's source order); *weights* (one per
+    stored edge) follow their edges. NumPy arrays in and out (the GPU form is
+    :func:`autotune._engine.transpose_csr`).
+    """
+    ro = np.asarray(row_offsets, dtype=np.int64)
+    ci = np.asarray(column_indices)
+    n = ro.shape[0] - 1
+    order = np.argsort(ci, kind="stable")
+    in_indices = np.repeat(np.arange(n, dtype=np.int32), np.diff(ro))[order]
+    in_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ci, minlength=n), out=in_offsets[1:])
+    return in_offsets, in_indices, None if weights is None else np.asarray(weights)[order]
+
+
 def edge_rows(row_offsets, xp=None):
     """Source vertex (row) of every stored edge, shape (n_edges,), int64, same module as *row_offsets*.
 

@@ -39,7 +39,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ._backend import count_nonzero
+from ._backend import to_host
+from ._csr import host_transpose
 from .errors import AutotuneError, InvalidArgumentError, VertexError
 from .reference import _check_source  # the CPU reference's source check (TypeError / VertexError)
 
@@ -110,8 +111,6 @@ def partition_ranges(row_offsets, n_ranks: int, in_offsets=None, *, align: int =
         When *n_ranks* is not an integer in ``[1, n_vertices]``, *align* is not a positive integer, or
         *in_offsets* does not match.
     """
-    from ._backend import to_host
-
     ro = np.asarray(to_host(row_offsets), dtype=np.int64)
     if ro.ndim != 1 or ro.shape[0] < 1:
         raise InvalidArgumentError(f"row_offsets must be 1-D of length n_vertices + 1, got shape {ro.shape}")
@@ -152,19 +151,6 @@ def _slice_csr(row_offsets: np.ndarray, column_indices: np.ndarray, lo: int, hi:
     sro = (ro[lo:hi + 1].astype(np.int64) - first).astype(np.int64 if eid64 else np.int32)
     sci = np.ascontiguousarray(np.asarray(column_indices)[first:last], dtype=np.int32)
     return sro, sci
-
-
-def _in_edges(row_offsets: np.ndarray, column_indices: np.ndarray):
-    """The transposed CSR on the host: ``(in_offsets int64, in_indices int32)``, every in-list in
-    ascending source order (a stable sort of the edges by destination)."""
-    ro = np.asarray(row_offsets, dtype=np.int64)
-    ci = np.asarray(column_indices)
-    n = ro.shape[0] - 1
-    order = np.argsort(ci, kind="stable")
-    in_indices = np.repeat(np.arange(n, dtype=np.int32), np.diff(ro))[order]
-    in_offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(ci, minlength=n), out=in_offsets[1:])
-    return in_offsets, in_indices
 
 
 #: ``partition`` values: balance the ranks' ranges by out-edges, or by out- plus in-edges (what a
@@ -210,7 +196,7 @@ def rank_inputs(graph, n_ranks: int, *, partition: str = "out_in", offsets: str 
     offsets = _check_offsets(offsets)
     ro, ci = graph.host()
     ro = np.asarray(ro)
-    io, ii = (ro, ci) if not graph.directed else _in_edges(ro, ci)
+    io, ii = (ro, ci) if not graph.directed else host_transpose(ro, ci)[:2]
     ranges = partition_ranges(ro, n_ranks, io if partition == "out_in" else None, align=_ALIGN)
     slices = []
     for r in range(int(n_ranks)):
@@ -384,7 +370,7 @@ def _turn_kernel():
     return _TURN
 
 
-def _check_knobs(direction: str, alpha, beta, exchange: str) -> None:
+def _check_knobs(direction: str, alpha, beta, exchange: str, partition: str = "out_in") -> None:
     if direction not in ("push", "push_pull"):
         raise InvalidArgumentError(f"direction must be 'push' or 'push_pull', got {direction!r}")
     for name, v in (("alpha", alpha), ("beta", beta)):
@@ -392,6 +378,8 @@ def _check_knobs(direction: str, alpha, beta, exchange: str) -> None:
             raise InvalidArgumentError(f"{name} must be a positive number, got {v!r}")
     if exchange not in EXCHANGES:
         raise InvalidArgumentError(f"exchange must be one of {EXCHANGES}, got {exchange!r}")
+    if partition not in PARTITIONS:
+        raise InvalidArgumentError(f"partition must be one of {PARTITIONS}, got {partition!r}")
 
 
 class RankBFS:
@@ -515,7 +503,7 @@ class RankBFS:
         self.counts = xp.zeros(4, dtype=np.uint64)  # [found, their out-edges] local, then summed over the ranks
         self.distances = xp.full(own, -1, dtype=np.int32)
         self.predecessors = xp.full(own, -1, dtype=np.int32)
-        self.out_degrees = np.diff(np.asarray(_to_host(row_offsets), dtype=np.int64))  # host: the source's degree
+        self.out_degrees = np.diff(np.asarray(to_host(row_offsets), dtype=np.int64))  # host: the source's degree
         self.directions: list[str] = []
         my_words = int(self.word_counts[comm.rank])
         self._recv_words = xp.zeros(max(k * my_words, 1), dtype=np.uint32)  # bitmap exchange
@@ -596,13 +584,13 @@ class RankBFS:
         xp, k, me = self.xp, self.comm.size, self.comm.rank
         nq = int(self._queue_len[0])
         q = xp.sort(self._queue[:nq])
-        cuts = np.asarray(_to_host(xp.searchsorted(q, xp.asarray(self.ranges.astype(np.int32)))), dtype=np.int64)
+        cuts = np.asarray(to_host(xp.searchsorted(q, xp.asarray(self.ranges.astype(np.int32)))), dtype=np.int64)
         send_counts = np.diff(cuts)
         mat = self._count_matrix
         mat[:k * k].fill(0)
         mat[me * k:(me + 1) * k] = xp.asarray(send_counts)
         self.comm.allreduce_sum(mat[:k * k], mat[k * k:])
-        matrix = np.asarray(_to_host(mat[k * k:]), dtype=np.int64).reshape(k, k)  # [sender, receiver]
+        matrix = np.asarray(to_host(mat[k * k:]), dtype=np.int64).reshape(k, k)  # [sender, receiver]
         recv_counts = matrix[:, me]
         recv_displs = np.concatenate(([0], np.cumsum(recv_counts)[:-1])).astype(np.int64)
         self.comm.alltoallv(q, cuts[:-1], send_counts, self._recv_ids, recv_displs, recv_counts)
@@ -655,7 +643,7 @@ class RankBFS:
         """Sum ``counts[0:2]`` over the ranks into ``counts[2:4]``; ``(local found, found, out-edges)``."""
         c = self.counts
         self.comm.allreduce_sum(c[0:2].view(np.int64), c[2:4].view(np.int64))
-        h = np.asarray(_to_host(c), dtype=np.int64)
+        h = np.asarray(to_host(c), dtype=np.int64)
         return int(h[0]), int(h[2]), int(h[3])
 
     # ---------------------------------------------------------------- traversal
@@ -743,13 +731,7 @@ class RankBFS:
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
         """``(distances, predecessors)`` of the owned vertices as NumPy arrays."""
-        return _to_host(self.distances), _to_host(self.predecessors)
-
-
-def _to_host(a):
-    from ._backend import to_host
-
-    return to_host(a)
+        return to_host(self.distances), to_host(self.predecessors)
 
 
 # --------------------------------------------------------------------------- argument checks
@@ -992,9 +974,7 @@ def bfs_multi_gpu_sources(graph, sources, devices=(0, 1), *, direction: str = "p
         raise InvalidArgumentError("no sources given")
     devs = _check_devices(devices)
     offsets = _check_offsets(offsets)
-    _check_knobs(direction, alpha, beta, exchange)
-    if partition not in PARTITIONS:
-        raise InvalidArgumentError(f"partition must be one of {PARTITIONS}, got {partition!r}")
+    _check_knobs(direction, alpha, beta, exchange, partition)
     require_gpu("bfs_multi_gpu")
     import cupy
 

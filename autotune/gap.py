@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._csr import host_transpose
 from .errors import InvalidArgumentError, PeerError
 
 __all__ = ["write_sg", "write_wsg", "find_gap", "gap_bfs", "gap_sssp", "GapResult", "DEFAULT_DELTAS",
@@ -55,15 +56,6 @@ _TAIL = 2000  # characters of GAP's output quoted in an error
 
 
 # ================================================================================ writing
-def _transpose(n: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | None):
-    """In-edge CSR ``(offsets int64, sources int32, weights or None)`` of the out-edge arrays."""
-    order = np.argsort(cols, kind="stable")  # stable: sources stay sorted within each in-list
-    counts = np.bincount(cols, minlength=n)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return offsets, rows[order].astype(np.int32), None if weights is None else weights[order]
-
-
 def _write(graph, path, weighted: bool) -> Path:
     path = Path(path)
     ro, ci = graph.host()
@@ -93,8 +85,7 @@ def _write(graph, path, weighted: bool) -> Path:
         offsets.tofile(fh)
         neighbours(ci, w).tofile(fh)
         if graph.directed:
-            rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(offsets))
-            in_offsets, in_src, in_w = _transpose(n, rows, np.asarray(ci), w)
+            in_offsets, in_src, in_w = host_transpose(offsets, ci, w)
             in_offsets.tofile(fh)
             neighbours(in_src, in_w).tofile(fh)
     return path
