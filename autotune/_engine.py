@@ -226,15 +226,26 @@ def carries_prefix(config) -> bool:
     return technique(config.load_balance).frontier_prefix or config.small_frontier == "persistent"
 
 
-def persistent_name(config, wp: str) -> str:
+#: Out-degree above which the engine takes the persistent driver's block-balanced form (HUBS in
+#: kernels/persistent.cu, AT_PERSIST_HUB_DEGREE): below it no chunk can need it, and the plain form
+#: is 2-6 % faster on meshes and roads.
+PERSIST_HUB_DEGREE = 64
+
+
+def persistent_name(config, wp: str, hubs: bool = True) -> str:
     """Instantiation of the persistent driver for *config* (``wp``: ``'true'``/``'false'``, whether
     the technique's frontier carries degree prefix-sums); the in-place-expansion form when
-    ``config.inline_degree`` is on."""
-    inline = ", true" if isinstance(config.inline_degree, int) else ""
-    return f"persistent_levels<{config.block_size}, {wp}, {OPERATORS[config.algorithm]}{inline}>"
+    ``config.inline_degree`` is on, else the block-balanced form for graphs with hubs when *hubs*
+    (some out-degree above :data:`PERSIST_HUB_DEGREE`)."""
+    op = OPERATORS[config.algorithm]
+    if isinstance(config.inline_degree, int):
+        return f"persistent_levels<{config.block_size}, {wp}, {op}, true>"
+    if hubs:
+        return f"persistent_levels<{config.block_size}, {wp}, {op}, false, true>"
+    return f"persistent_levels<{config.block_size}, {wp}, {op}>"
 
 
-def launch_kernels(config, pull_bitmap: bool = False) -> list[tuple[str, str]]:
+def launch_kernels(config, pull_bitmap: bool = False, hubs: bool = True) -> list[tuple[str, str]]:
     """``(kernel file, name expression)`` of the kernels the launch sequence of *config* uses (the
     algorithm's own extra kernels, e.g. SSSP's bucket moves, aside; the heavy-vertex kernel of some
     support strategies, decided by the auxiliary state, aside): what the engine compiles at once,
@@ -245,6 +256,9 @@ def launch_kernels(config, pull_bitmap: bool = False) -> list[tuple[str, str]]:
     config : TraversalConfig
     pull_bitmap : bool
         Whether pull levels build the frontier bitmap (:func:`use_pull_bitmap` of the graph).
+    hubs : bool, default True
+        Whether the graph has an out-degree above :data:`PERSIST_HUB_DEGREE` (the persistent
+        driver's form; True before the graph is known).
     """
     op = OPERATORS[config.algorithm]
     b = config.block_size
@@ -254,7 +268,7 @@ def launch_kernels(config, pull_bitmap: bool = False) -> list[tuple[str, str]]:
     if config.small_frontier == "single_block":
         out.append(("single_block", f"single_block_levels<{wp}, {op}>"))
     elif config.small_frontier == "persistent":
-        out.append(("persistent", persistent_name(config, wp)))
+        out.append(("persistent", persistent_name(config, wp, hubs)))
     if config.direction == "push_pull":
         out.append(("pull", f"pull_level<{b}, {wp}, {op}>"))
         if pull_bitmap:
@@ -430,7 +444,10 @@ class TraversalEngine:
         e64 = self.eid64
         # compile what this launch sequence needs at once (threads; a first run on a fresh machine
         # waits for its slowest kernel instead of the sum)
-        prefetch(launch_kernels(cfg, use_pull_bitmap(n, self.props.get("l2_bytes", 0)))
+        # the persistent driver's block-balanced form only where an out-degree calls for it
+        self.persist_hubs = cfg.small_frontier == "persistent" and n > 0 and \
+            int(self.out_degrees.max()) > PERSIST_HUB_DEGREE
+        prefetch(launch_kernels(cfg, use_pull_bitmap(n, self.props.get("l2_bytes", 0)), self.persist_hubs)
                  + self._extra_kernels(wp), alg, e64)
         self._init = get_kernel("traversal", f"traversal_init<{op}>", alg, e64)
         self._tick = get_kernel("traversal", "traversal_tick", alg, e64)
@@ -440,7 +457,7 @@ class TraversalEngine:
             self._launches.append((get_kernel("single_block", f"single_block_levels<{wp}, {op}>", alg, e64), 1,
                                    SB_THREADS))
         elif cfg.small_frontier == "persistent":
-            k = get_kernel("persistent", persistent_name(cfg, wp), alg, e64)
+            k = get_kernel("persistent", persistent_name(cfg, wp, self.persist_hubs), alg, e64)
             blocks = self._resident_blocks(k, b)
             if PERSISTENT_BLOCKS_PER_SM:
                 blocks = min(blocks, max(1, int(self.props["sm_count"] * PERSISTENT_BLOCKS_PER_SM)))

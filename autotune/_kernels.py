@@ -81,9 +81,11 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     # deferred outliers and supplementary-queue bins of vertex_mapped / scan_mapped
     "heavy": KernelSource("heavy", "heavy.cu", _per_op("heavy_vertices<{b}, {op}>", b=BLOCK_SIZES)),
     "single_block": KernelSource("single_block", "single_block.cu", _per_op("single_block_levels<{p}, {op}>", p=_WP)),
-    # (SSSP also in its in-place-expansion form, TraversalConfig.inline_degree)
+    # (and in its block-balanced form for graphs with hubs; SSSP also in its in-place-expansion form,
+    # TraversalConfig.inline_degree)
     "persistent": KernelSource("persistent", "persistent.cu",
-                               {alg: names + (tuple(n[:-1] + ", true>" for n in names) if alg == "sssp" else ())
+                               {alg: names + tuple(n[:-1] + ", false, true>" for n in names)
+                                + (tuple(n[:-1] + ", true>" for n in names) if alg == "sssp" else ())
                                 for alg, names in _per_op("persistent_levels<{b}, {p}, {op}>", b=BLOCK_SIZES,
                                                           p=_WP).items()}, cooperative=True),
     "pull": KernelSource("pull", "pull.cu",

@@ -11,10 +11,14 @@
 // the CUDA toolkit headers).
 //
 // Per level, warps take K frontier vertices each (K = the smallest power of two >= |F| / warps,
-// within [1, 32], so the frontier is covered in one pass), compute the prefix-sum of their out-degrees with warp shuffles and spread the
-// edges over the 32 lanes, each lane locating its edge's vertex by a binary search over the lanes'
-// prefix-sums with __shfl_sync (warp-level scan-based mapping, Busato & Bombieri, "Efficient load
-// balancing techniques ...", section 3.2). Claims and appends are those of the multi-block kernels
+// within [1, 32], so the frontier is covered in one pass), compute the prefix-sum of their
+// out-degrees with warp shuffles and spread the edges over the 32 lanes, each lane locating its
+// edge's vertex by a binary search over the lanes' prefix-sums with __shfl_sync (warp-level
+// scan-based mapping, Busato & Bombieri, "Efficient load balancing techniques ...", section 3.2).
+// On graphs with hubs (the HUBS instantiation, which the engine takes when an out-degree exceeds
+// AT_PERSIST_HUB_DEGREE), a block whose heaviest warp would need more rounds of 32 edges than the
+// block's edges spread over all its threads does the latter (block-level scan-based mapping, same
+// section): a hub of d out-edges takes d / BLOCK rounds instead of d / 32. Claims and appends are those of the multi-block kernels
 // (the operator's direct visit, at_warp_append), so the frontier counters, prefix-sums, hub counts and class
 // queues are always complete and any kernel can take over at any level. The kernel returns when a
 // frontier exceeds the limits (or is empty), leaving the state for the multi-block kernels.
@@ -95,6 +99,19 @@ __device__ __forceinline__ int at_warp_edge_owner(int incl, int e) {
     return pos & 31;
 }
 
+// The slot of a block that owns the block's edge e: the last j with prefix[j] <= e (prefix holds the
+// block's exclusive degree prefix-sums, one per thread slot, non-decreasing; slots of degree 0 share
+// their successor's value, so the last match is a slot with edges).
+template <int BLOCK>
+__device__ __forceinline__ int at_block_edge_owner(const int* prefix, int e) {
+    int pos = 0;
+#pragma unroll
+    for (int step = BLOCK / 2; step >= 1; step >>= 1) {
+        if (prefix[pos + step] <= e) pos += step;
+    }
+    return pos;
+}
+
 // One edge per lane of a persistent level with in-place expansion (persistent_levels<..., true>:
 // BFSParams.inline_degree > 0, operators with Op::kInlineExpand; every thread of the block calls it,
 // block-uniformly). The lane's edge
@@ -158,20 +175,36 @@ __device__ __forceinline__ void persistent_inline_edge(bool active, eid_t edge, 
 }
 
 // INLINE: the in-place expansion of BFSParams.inline_degree (a separate instantiation, so the plain
-// kernel keeps its registers).
-template <int BLOCK, bool WITH_PREFIX, class Op, bool INLINE = false>
+// kernel keeps its registers). HUBS: block-balanced rounds for chunks holding a hub, the form the
+// engine takes for graphs with out-degrees above AT_PERSIST_HUB_DEGREE (a separate instantiation too:
+// its bookkeeping, compiled in, made the plain form 2-6 % slower on meshes and roads, which never
+// need it).
+#define AT_PERSIST_HUB_DEGREE 64
+template <int BLOCK, bool WITH_PREFIX, class Op, bool INLINE = false, bool HUBS = false>
 __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     static_assert(!INLINE || Op::kInlineExpand, "in-place expansion needs an operator with kInlineExpand");
+    static_assert(!(INLINE && HUBS), "the in-place expansion has no block-balanced form");
     __shared__ int s_path, s_L, s_fsize;
     __shared__ eid_t s_degsum;
     __shared__ long long s_explored;
     __shared__ u64 s_blk, s_base;
     __shared__ int s_blk_hubs;
     __shared__ int s_inline_edges;  // relaxations made in place by this block (inline_degree)
+    // block-balanced rounds (HUBS): warp totals, their sum and maximum by chunk % 3, the block's
+    // degree prefix, row starts and vertices
+    __shared__ int s_wtot[3][HUBS ? BLOCK / 32 : 1];
+    __shared__ int s_bsum[HUBS ? 3 : 1], s_bmax[HUBS ? 3 : 1];
+    __shared__ int s_bpre[HUBS ? BLOCK : 1];
+    __shared__ eid_t s_bbeg[HUBS ? BLOCK : 1];
+    __shared__ vid_t s_bu[HUBS ? BLOCK : 1];
+    int chunk = 0;  // this block's chunk count, mod 3 (HUBS)
     if (threadIdx.x == 0) {
         s_blk = 0ull;
         s_blk_hubs = 0;
         s_inline_edges = 0;
+        if constexpr (HUBS) {
+            for (int i = 0; i < 3; ++i) s_bsum[i] = s_bmax[i] = 0;
+        }
         int L, fsize;
         eid_t degsum;
         s_path = at_choose_path(st, prm, L, fsize, degsum);
@@ -227,7 +260,67 @@ __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
             }
             int incl = at_warp_inclusive_scan(deg);
             const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
-            for (int e0 = 0; __syncthreads_or(e0 < total); e0 += 32) {  // rounds of 32 edges per warp
+            // HUBS: the warps' totals, their sum and maximum, published before the chunk's first
+            // barrier (the one the rounds below need anyway) in buffer chunk % 3: a thread runs at
+            // most one chunk ahead of another (every chunk holds a barrier), and after chunk c's
+            // barrier nobody reads buffer (c + 2) % 3 (chunk c - 1's) any more, so thread 0 clears
+            // it then for chunk c + 2.
+            bool any_edges = false;
+            if constexpr (HUBS) {
+                const int buf = chunk;
+                if (lane == 0) {
+                    s_wtot[buf][warp_in_block] = total;
+                    atomicAdd(&s_bsum[buf], total);
+                    atomicMax(&s_bmax[buf], total);
+                }
+                any_edges = __syncthreads_or(total > 0);
+                const bool block_rounds = (s_bsum[buf] + BLOCK - 1) / BLOCK < (s_bmax[buf] + 31) / 32;
+                if (threadIdx.x == 0) {
+                    s_bsum[(buf + 2) % 3] = 0;
+                    s_bmax[(buf + 2) % 3] = 0;
+                }
+                chunk = buf == 2 ? 0 : buf + 1;
+                // A warp walks its vertices' edges 32 per round, and every round of the block waits
+                // for its heaviest warp (appends are block-aggregated): a hub of d out-edges costs
+                // d / 32 rounds, each a chain of dependent accesses plus the block's append. When
+                // spreading the block's edges over all its threads takes fewer rounds, do that
+                // instead (block-level scan-based mapping, Busato & Bombieri, "Efficient load
+                // balancing techniques ...", section 3.2; each thread finds its edge's vertex by a
+                // binary search over the block's degree prefix in shared memory).
+                if (block_rounds) {  // block-uniform
+                    const int bsum = s_bsum[buf];  // cleared two chunks from now
+                    int wbase = 0;
+                    for (int w = 0; w < warp_in_block; ++w) wbase += s_wtot[buf][w];
+                    s_bpre[threadIdx.x] = wbase + incl - deg;
+                    s_bbeg[threadIdx.x] = beg;
+                    s_bu[threadIdx.x] = u;
+                    __syncthreads();
+                    for (int e0 = 0; e0 < bsum; e0 += BLOCK) {  // rounds of BLOCK edges per block
+                        const int e = e0 + (int)threadIdx.x;
+                        bool claim = false;
+                        vid_t v = -1;
+                        int vdeg = 0;
+                        eid_t rs = 0;
+                        if (e < bsum) {
+                            const int j = at_block_edge_owner<BLOCK>(s_bpre, e);
+                            const eid_t edge = s_bbeg[j] + (e - s_bpre[j]);
+                            v = column_indices[edge];
+                            const eid_t rs_v = __ldg(row_offsets + v);
+                            const eid_t re_v = __ldg(row_offsets + v + 1);
+                            claim = Op::visit_direct(octx, s_bu[j], v, edge, L);
+                            if (claim) {
+                                rs = rs_v;
+                                vdeg = (int)(re_v - rs_v);
+                            }
+                        }
+                        // its barriers also keep s_b* until every thread has read them this round
+                        at_block_append(claim, v, vdeg, rs, out, &s_blk, &s_base, &s_blk_hubs);
+                    }
+                    continue;  // s_b* are rewritten only after the next chunk's first barrier
+                }
+            }
+            // rounds of 32 edges per warp (the first round's barrier is the one above)
+            for (int e0 = 0; (HUBS && e0 == 0) ? any_edges : __syncthreads_or(e0 < total); e0 += 32) {
                 const int e = e0 + (int)lane;
                 const int pos = at_warp_edge_owner(incl, e);
                 const vid_t su = __shfl_sync(AT_FULL_MASK, u, pos);

@@ -332,9 +332,58 @@ def test_persistent_hand_over_both_ways(lb):
         if lv.path == "persistent":
             assert lv.frontier_size <= 512, lv
     g2, _ = ZOO["grid"]
-    res2 = BFSEngine(g2, TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512)).bfs(0, trace=True)
+    eng2 = BFSEngine(g2, TraversalConfig(load_balance=lb, small_frontier="persistent", frontier_limit=512))
+    assert eng.persist_hubs and not eng2.persist_hubs  # kron13 has hubs, the grid's degrees are <= 4
+    res2 = eng2.bfs(0, trace=True)
     _check(g2, 0, res2, {})
     assert {lv.path for lv in res2.levels} == {"persistent"}
+
+
+def _hub_tree(directed: bool, seed: int = 21):
+    """A root with 24 hubs of 40-3,000 out-edges each (levels whose heaviest warp holds a hub), the
+    hubs' leaves wired to each other at random, and a chain hanging off one leaf."""
+    rng = np.random.default_rng(seed)
+    degs = rng.integers(40, 3000, 24)
+    n_hubs = degs.size
+    first_leaf = 1 + n_hubs
+    src, dst = [np.zeros(n_hubs, dtype=np.int64)], [np.arange(1, 1 + n_hubs)]
+    nxt = first_leaf
+    for h, d in enumerate(degs):
+        src.append(np.full(d, 1 + h))
+        dst.append(np.arange(nxt, nxt + d))
+        nxt += d
+    n_leaves = nxt - first_leaf
+    a = rng.integers(first_leaf, nxt, n_leaves // 2)
+    b = rng.integers(first_leaf, nxt, n_leaves // 2)
+    chain = np.arange(nxt, nxt + 40)
+    src += [a, np.r_[nxt - 1, chain[:-1]]]
+    dst += [b, chain]
+    n = int(chain[-1]) + 1
+    g = from_edges(np.concatenate(src), np.concatenate(dst), n, directed=directed, name=f"hub-tree-{directed}", xp=np)
+    return g, [0, 1, int(first_leaf + 7)]
+
+
+@pytest.mark.parametrize("block", BLOCK_SIZES)
+@pytest.mark.parametrize("directed", [False, True])
+def test_persistent_hub_levels_spread_over_the_block(block, directed):
+    """Levels holding hubs of 40-3,000 out-edges run whole in the persistent kernel, their edges
+    spread over the block's threads (block-balanced rounds) instead of 32 per warp: exact distances
+    and a valid BFS tree for every block size, push and push/pull."""
+    from autotune.engine import BFSEngine
+
+    g, sources = _hub_tree(directed)
+    refs = {}
+    for d in (dict(direction="push"), dict(direction="push_pull", switch_rule="alpha_beta", alpha=15, beta=18)):
+        for lb in ("binary_search", "vertex_mapped"):
+            cfg = TraversalConfig(load_balance=lb, block_size=block, small_frontier="persistent",
+                                  frontier_limit=131072, **d)
+            eng = BFSEngine(g, cfg)
+            assert eng.persist_hubs  # out-degrees above 64: the block-balanced form
+            for s in sources:
+                res = eng.bfs(s, trace=True)
+                _check(g, s, res, refs)
+                if d["direction"] == "push":
+                    assert {lv.path for lv in res.levels} == {"persistent"}, res.levels
 
 
 def test_single_block_edge_limit_hands_over_a_hub_level():

@@ -165,6 +165,33 @@ def test_sssp_zoo_exact(cfg):
             assert res.relaxations >= g.out_degrees(np)[s]
 
 
+@pytest.mark.parametrize("block", (128, 1024))
+@pytest.mark.parametrize("method", SSSP_METHODS)
+def test_persistent_hub_levels_exact(block, method):
+    """A root whose 24 hubs hold 40-3,000 out-edges each: the persistent kernel spreads a hub
+    level's edges over the block (block-balanced rounds); distances and tree stay exact."""
+    from autotune.engine import SSSPEngine
+
+    rng = np.random.default_rng(5)
+    degs = rng.integers(40, 3000, 24)
+    a = [np.zeros(degs.size, dtype=np.int64)]
+    b = [np.arange(1, 1 + degs.size)]
+    nxt = 1 + degs.size
+    for h, d in enumerate(degs):
+        a.append(np.full(d, 1 + h))
+        b.append(np.arange(nxt, nxt + d))
+        nxt += d
+    a.append(rng.integers(1 + degs.size, nxt, 20000))
+    b.append(rng.integers(1 + degs.size, nxt, 20000))
+    a, b = np.concatenate(a), np.concatenate(b)
+    g = _weighted(a, b, nxt, rng.integers(1, 200, a.size).astype(np.int32), False, "hub-tree-w")
+    cfg = TraversalConfig(algorithm="sssp", sssp_method=method, load_balance="binary_search", block_size=block,
+                          small_frontier="persistent", frontier_limit=131072)
+    eng = SSSPEngine(g, cfg)
+    for s in (0, 3, nxt - 1):
+        check(g, s, eng.sssp(s, trace=False))
+
+
 def test_unit_weights_give_bfs_distances():
     from autotune.engine import run
     from autotune.reference import bfs_reference
