@@ -228,7 +228,7 @@ def carries_prefix(config) -> bool:
 
 #: Out-degree above which the engine takes the persistent driver's block-balanced form (HUBS in
 #: kernels/persistent.cu, AT_PERSIST_HUB_DEGREE): below it no chunk can need it, and the plain form
-#: is 2-6 % faster on meshes and roads.
+#: is 1-7 % faster on meshes and roads (H200).
 PERSIST_HUB_DEGREE = 64
 
 

@@ -177,7 +177,7 @@ __device__ __forceinline__ void persistent_inline_edge(bool active, eid_t edge, 
 // INLINE: the in-place expansion of BFSParams.inline_degree (a separate instantiation, so the plain
 // kernel keeps its registers). HUBS: block-balanced rounds for chunks holding a hub, the form the
 // engine takes for graphs with out-degrees above AT_PERSIST_HUB_DEGREE (a separate instantiation too:
-// its bookkeeping, compiled in, made the plain form 2-6 % slower on meshes and roads, which never
+// its bookkeeping, compiled in, made the plain form 1-7 % slower on meshes and roads, which never
 // need it).
 #define AT_PERSIST_HUB_DEGREE 64
 template <int BLOCK, bool WITH_PREFIX, class Op, bool INLINE = false, bool HUBS = false>
