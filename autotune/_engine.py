@@ -227,7 +227,7 @@ def carries_prefix(config) -> bool:
 
 
 #: Out-degree above which the engine takes the persistent driver's block-balanced form (HUBS in
-#: kernels/persistent.cu, AT_PERSIST_HUB_DEGREE): below it no chunk can need it, and the plain form
+#: kernels/persistent.cu): below it a hub costs at most two rounds of 32 edges, and the plain form
 #: is 1-7 % faster on meshes and roads (H200).
 PERSIST_HUB_DEGREE = 64
 

@@ -16,12 +16,13 @@
 // edge's vertex by a binary search over the lanes' prefix-sums with __shfl_sync (warp-level
 // scan-based mapping, Busato & Bombieri, "Efficient load balancing techniques ...", section 3.2).
 // On graphs with hubs (the HUBS instantiation, which the engine takes when an out-degree exceeds
-// AT_PERSIST_HUB_DEGREE), a block whose heaviest warp would need more rounds of 32 edges than the
-// block's edges spread over all its threads does the latter (block-level scan-based mapping, same
-// section): a hub of d out-edges takes d / BLOCK rounds instead of d / 32. Claims and appends are those of the multi-block kernels
-// (the operator's direct visit, at_warp_append), so the frontier counters, prefix-sums, hub counts and class
-// queues are always complete and any kernel can take over at any level. The kernel returns when a
-// frontier exceeds the limits (or is empty), leaving the state for the multi-block kernels.
+// PERSIST_HUB_DEGREE = 64, autotune/_engine.py), a block whose heaviest warp would need more rounds
+// of 32 edges than the block's edges spread over all its threads does the latter (block-level
+// scan-based mapping, same section): a hub of d out-edges takes d / BLOCK rounds instead of d / 32.
+// Claims and appends are those of the multi-block kernels (the operator's direct visit,
+// at_warp_append), so the frontier counters, prefix-sums, hub counts and class queues are always
+// complete and any kernel can take over at any level. The kernel returns when a frontier exceeds
+// the limits (or is empty), leaving the state for the multi-block kernels.
 #include "traversal.cuh"
 
 #define AT_PATH_PERSISTENT 3
@@ -176,10 +177,9 @@ __device__ __forceinline__ void persistent_inline_edge(bool active, eid_t edge, 
 
 // INLINE: the in-place expansion of BFSParams.inline_degree (a separate instantiation, so the plain
 // kernel keeps its registers). HUBS: block-balanced rounds for chunks holding a hub, the form the
-// engine takes for graphs with out-degrees above AT_PERSIST_HUB_DEGREE (a separate instantiation too:
+// engine takes for graphs with out-degrees above PERSIST_HUB_DEGREE (a separate instantiation too:
 // its bookkeeping, compiled in, made the plain form 1-7 % slower on meshes and roads, which never
 // need it).
-#define AT_PERSIST_HUB_DEGREE 64
 template <int BLOCK, bool WITH_PREFIX, class Op, bool INLINE = false, bool HUBS = false>
 __global__ void __launch_bounds__(BLOCK) persistent_levels(AT_LEVEL_ARGS) {
     static_assert(!INLINE || Op::kInlineExpand, "in-place expansion needs an operator with kInlineExpand");
