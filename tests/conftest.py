@@ -86,6 +86,32 @@ def csr_graph(n, edges, directed=True):
 POSTGRES_BINARIES = ("initdb", "pg_ctl", "postgres")
 
 
+def hub_tree_edges(rng, n_cross: int | None = None, chain: int = 0):
+    """Edges of a root whose 24 hubs hold 40-3,000 out-edges each (levels whose heaviest warp holds a
+    hub), *n_cross* random edges among the hubs' leaves (default: half as many as leaves), and a
+    chain of *chain* vertices hanging off the last leaf, drawn from *rng* (a NumPy Generator).
+    Returns (src, dst, n_vertices, first_leaf)."""
+    import numpy as np
+
+    degs = rng.integers(40, 3000, 24)
+    first_leaf = 1 + degs.size
+    src, dst = [np.zeros(degs.size, dtype=np.int64)], [np.arange(1, first_leaf)]
+    nxt = first_leaf
+    for h, d in enumerate(degs):
+        src.append(np.full(d, 1 + h))
+        dst.append(np.arange(nxt, nxt + d))
+        nxt += d
+    n_cross = (nxt - first_leaf) // 2 if n_cross is None else n_cross
+    src.append(rng.integers(first_leaf, nxt, n_cross))
+    dst.append(rng.integers(first_leaf, nxt, n_cross))
+    if chain:
+        c = np.arange(nxt, nxt + chain)
+        src.append(np.r_[nxt - 1, c[:-1]])
+        dst.append(c)
+        nxt += chain
+    return np.concatenate(src), np.concatenate(dst), nxt, first_leaf
+
+
 def postgres_bindir() -> Path | None:
     """A folder holding initdb, pg_ctl and postgres: ``$AUTOTUNE_PG_BINDIR``, the folders of those on
     PATH (symlinks resolved), then ``/usr/lib/postgresql/<newest>/bin``, ``/usr/local/pgsql/bin``."""

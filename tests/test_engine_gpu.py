@@ -9,7 +9,7 @@ from autotune.config import BLOCK_SIZES, TraversalConfig
 from autotune.graph import from_edges, load_graph
 from autotune.reference import bfs_reference, validate_bfs
 
-from .conftest import shared_graphs_dir
+from .conftest import hub_tree_edges, shared_graphs_dir
 
 pytestmark = pytest.mark.gpu
 
@@ -340,26 +340,9 @@ def test_persistent_hand_over_both_ways(lb):
 
 
 def _hub_tree(directed: bool, seed: int = 21):
-    """A root with 24 hubs of 40-3,000 out-edges each (levels whose heaviest warp holds a hub), the
-    hubs' leaves wired to each other at random, and a chain hanging off one leaf."""
-    rng = np.random.default_rng(seed)
-    degs = rng.integers(40, 3000, 24)
-    n_hubs = degs.size
-    first_leaf = 1 + n_hubs
-    src, dst = [np.zeros(n_hubs, dtype=np.int64)], [np.arange(1, 1 + n_hubs)]
-    nxt = first_leaf
-    for h, d in enumerate(degs):
-        src.append(np.full(d, 1 + h))
-        dst.append(np.arange(nxt, nxt + d))
-        nxt += d
-    n_leaves = nxt - first_leaf
-    a = rng.integers(first_leaf, nxt, n_leaves // 2)
-    b = rng.integers(first_leaf, nxt, n_leaves // 2)
-    chain = np.arange(nxt, nxt + 40)
-    src += [a, np.r_[nxt - 1, chain[:-1]]]
-    dst += [b, chain]
-    n = int(chain[-1]) + 1
-    g = from_edges(np.concatenate(src), np.concatenate(dst), n, directed=directed, name=f"hub-tree-{directed}", xp=np)
+    """conftest.hub_tree_edges with a 40-vertex chain, as a graph and three sources."""
+    src, dst, n, first_leaf = hub_tree_edges(np.random.default_rng(seed), chain=40)
+    g = from_edges(src, dst, n, directed=directed, name=f"hub-tree-{directed}", xp=np)
     return g, [0, 1, int(first_leaf + 7)]
 
 

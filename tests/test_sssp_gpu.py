@@ -12,6 +12,8 @@ from autotune.config import SSSP_METHODS, TraversalConfig
 from autotune.graph import from_edges
 from autotune.techniques import TECHNIQUES
 
+from .conftest import hub_tree_edges
+
 pytestmark = pytest.mark.gpu
 
 TECHNIQUE_VARIANTS = [
@@ -173,17 +175,7 @@ def test_persistent_hub_levels_exact(block, method):
     from autotune.engine import SSSPEngine
 
     rng = np.random.default_rng(5)
-    degs = rng.integers(40, 3000, 24)
-    a = [np.zeros(degs.size, dtype=np.int64)]
-    b = [np.arange(1, 1 + degs.size)]
-    nxt = 1 + degs.size
-    for h, d in enumerate(degs):
-        a.append(np.full(d, 1 + h))
-        b.append(np.arange(nxt, nxt + d))
-        nxt += d
-    a.append(rng.integers(1 + degs.size, nxt, 20000))
-    b.append(rng.integers(1 + degs.size, nxt, 20000))
-    a, b = np.concatenate(a), np.concatenate(b)
+    a, b, nxt, _ = hub_tree_edges(rng, n_cross=20000)
     g = _weighted(a, b, nxt, rng.integers(1, 200, a.size).astype(np.int32), False, "hub-tree-w")
     cfg = TraversalConfig(algorithm="sssp", sssp_method=method, load_balance="binary_search", block_size=block,
                           small_frontier="persistent", frontier_limit=131072)
