@@ -484,6 +484,37 @@ def test_shipped_h200_model_reproduces_from_its_committed_log():
     assert lofo["model"]["geomean"] < lofo["best_fixed"]["geomean"] < lofo["table2"]["geomean"]
 
 
+SSSP_H200_META = REPO / "models" / "sssp_h200.json"
+
+
+@pytest.mark.skipif(not SSSP_H200_META.is_file(), reason="models/sssp_h200.json not committed")
+def test_shipped_sssp_h200_model_reproduces_from_its_committed_log():
+    """The shipped SSSP model is retrained from its committed sweep of models/corpus_sssp.txt (the hub
+    graphs' records from their re-sweep) and gives the same leave-one-graph-out and leave-one-family-out
+    regret, over all graphs and the real ones alone, with the Delta rule and the best fixed config
+    measured on every graph; the model beats both on the whole corpus."""
+    meta = json.loads(SSSP_H200_META.read_text())
+    assert meta["algorithm"] == "sssp"
+    logs = [REPO / entry["path"] for entry in meta["logs"]]
+    from autotune.model import _sha256_file
+
+    for p, entry in zip(logs, meta["logs"]):
+        assert p.is_file() and _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained"
+    m = retrain(logs, estimator=estimator_from_metadata(meta), label_tolerance=meta["label_tolerance"],
+                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"],
+                algorithm="sssp")
+    cv, want = m.metadata_["cv"], meta["cv"]
+    assert m.metadata_["n_graphs"] == meta["n_graphs"] == 40
+    for got_t, want_t in ((cv["regret"], want["regret"]), (cv["lofo"]["regret"], want["lofo"]["regret"]),
+                          (cv["real"]["logo"], want["real"]["logo"])):
+        for method in ("model", "best_fixed", "delta_rule"):
+            for k in ("geomean", "worst", "n_graphs", "n_missing"):
+                assert got_t[method][k] == pytest.approx(want_t[method][k], rel=1e-9), (method, k)
+            assert got_t[method]["n_missing"] == 0
+    for t in (cv["regret"], cv["lofo"]["regret"]):
+        assert t["model"]["geomean"] < t["best_fixed"]["geomean"] < t["delta_rule"]["geomean"]
+
+
 # ------------------------------------------------------------------------------ model per GPU
 def test_gpu_tags_and_architectures():
     from autotune.model import gpu_arch, gpu_tag
