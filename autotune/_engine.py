@@ -361,6 +361,7 @@ class TraversalEngine:
             ro = ro.astype(eid)
         self.row_offsets, self.column_indices = ro, ci
         self.out_degrees = (ro[1:] - ro[:-1]).astype(np.int32)
+        self.max_out_degree = int(self.out_degrees.max()) if n else 0
         tech = technique(cfg.load_balance)
         with_prefix = tech.frontier_prefix
         self.frontiers = [cupy.empty(max(n, 1), dtype=np.int32) for _ in range(2)]
@@ -445,8 +446,7 @@ class TraversalEngine:
         # compile what this launch sequence needs at once (threads; a first run on a fresh machine
         # waits for its slowest kernel instead of the sum)
         # the persistent driver's block-balanced form only where an out-degree calls for it
-        self.persist_hubs = cfg.small_frontier == "persistent" and n > 0 and \
-            int(self.out_degrees.max()) > PERSIST_HUB_DEGREE
+        self.persist_hubs = cfg.small_frontier == "persistent" and self.max_out_degree > PERSIST_HUB_DEGREE
         prefetch(launch_kernels(cfg, use_pull_bitmap(n, self.props.get("l2_bytes", 0)), self.persist_hubs)
                  + self._extra_kernels(wp), alg, e64)
         self._init = get_kernel("traversal", f"traversal_init<{op}>", alg, e64)
@@ -526,7 +526,7 @@ class TraversalEngine:
         aux = np.zeros((), dtype=AUX_DTYPE)
         bufs: dict[str, object] = {}
         deg = self.out_degrees
-        max_deg = int(deg.max()) if self.n else 0
+        max_deg = self.max_out_degree
         b = cfg.block_size
 
         def ptr(name, arr):
