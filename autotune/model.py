@@ -39,7 +39,7 @@ the labels (``notebooks/figures/selection_variants_stage_h200.jsonl``). Without 
 regrets) the regression forest was worse than the classifier on the previous log (leave-one-family-out
 worst 2.42). A classifier given as ``estimator`` (or the default without timings) is grown on the
 labels as before (the previous SSSP model's: ``autotune retrain --estimator random_forest``; the
-shipped SSSP model, retrained on all 40 corpus graphs, is the regression forest too). Fitted without
+shipped SSSP model, retrained on all 60 corpus graphs, is the regression forest too). Fitted without
 timings, or with an estimator that has no ``apply`` (no leaves), the model falls back to the
 estimator's own vote (``decision_ == "vote"``).
 

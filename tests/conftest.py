@@ -281,15 +281,17 @@ def postgres_url(postgres_server, request):
     return postgres_server.create_database(name)
 
 
-def check_shared_corpus_entries(shared: list[str]) -> bool:
-    """When the shared real-graph set is present: the corpus's ``shared:`` entries are exactly its
-    MANIFEST and each resolves to a file. Returns False (nothing checked) without the set."""
+def check_shared_corpus_entries(shared: list[str], manifests=("MANIFEST.tsv",)) -> bool:
+    """When the shared real-graph set is present: the corpus's ``shared:`` entries are exactly the
+    files of its *manifests* (those present) and each resolves to a file. Returns False (nothing
+    checked) without the set."""
     from autotune.sweep import resolve_graph_entry, shared_graphs_dirs
 
     dirs = shared_graphs_dirs()
     if not (dirs and (dirs[0] / "MANIFEST.tsv").is_file()):
         return False
-    manifest = [ln.split("\t")[0] for ln in (dirs[0] / "MANIFEST.tsv").read_text().splitlines()[1:] if ln]
+    manifest = [ln.split("\t")[0] for m in manifests if (dirs[0] / m).is_file()
+                for ln in (dirs[0] / m).read_text().splitlines()[1:] if ln]
     assert sorted(e[len("shared:"):] for e in shared) == sorted(manifest)
     for e in shared:
         assert Path(resolve_graph_entry(e)[0]).is_file()

@@ -504,7 +504,7 @@ def test_shipped_sssp_h200_model_reproduces_from_its_committed_log():
                 random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"],
                 algorithm="sssp")
     cv, want = m.metadata_["cv"], meta["cv"]
-    assert m.metadata_["n_graphs"] == meta["n_graphs"] == 40
+    assert m.metadata_["n_graphs"] == meta["n_graphs"] == 60
     for got_t, want_t in ((cv["regret"], want["regret"]), (cv["lofo"]["regret"], want["lofo"]["regret"]),
                           (cv["real"]["logo"], want["real"]["logo"])):
         for method in ("model", "best_fixed", "delta_rule"):
