@@ -456,28 +456,47 @@ def test_shipped_model_is_cost_sensitive_beats_fixed_config_and_predicts_fast():
 H200_META = REPO / "models" / "bfs_h200.json"
 
 
+def _retrain_shipped(meta_path, algorithm=None):
+    """Retrain a shipped model from the committed logs its metadata names (each unchanged since, by
+    its SHA-256), with the estimator and options the metadata records: (model, metadata)."""
+    from autotune.model import _sha256_file
+
+    meta = json.loads(meta_path.read_text())
+    logs = [REPO / entry["path"] for entry in meta["logs"]]
+    for p, entry in zip(logs, meta["logs"]):
+        assert p.is_file() and _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained"
+    kw = {"algorithm": algorithm} if algorithm else {}
+    m = retrain(logs, estimator=estimator_from_metadata(meta), label_tolerance=meta["label_tolerance"],
+                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"], **kw)
+    return m, meta
+
+
+def _assert_same_regret(cv, want, sections, rule):
+    """The regret summaries of *sections* (``regret``, ``lofo``, ``real_logo``, ``real_lofo``) equal the
+    shipped metadata's for the model, the best fixed config and the *rule* baseline, each measured
+    on every graph (none missing)."""
+    where = {"regret": lambda c: c["regret"], "lofo": lambda c: c["lofo"]["regret"],
+             "real_logo": lambda c: c["real"]["logo"], "real_lofo": lambda c: c["real"]["lofo"]}
+    for sec in sections:
+        got_t, want_t = where[sec](cv), where[sec](want)
+        for method in ("model", "best_fixed", rule):
+            for k in ("geomean", "worst", "n_graphs", "n_missing"):
+                assert got_t[method][k] == pytest.approx(want_t[method][k], rel=1e-9), (method, k)
+            assert got_t[method]["n_missing"] == 0  # every baseline measured on every graph
+
+
 @pytest.mark.skipif(not H200_META.is_file(), reason="models/bfs_h200.json not committed")
 def test_shipped_h200_model_reproduces_from_its_committed_log():
     """The H200 model (the default BFS model) is retrained from its committed, gzip-compressed sweep of
     models/corpus_h200.txt and gives the same leave-one-graph-out and leave-one-family-out regret, over
     all graphs and the real ones alone, with every baseline measured (none missing or estimated)."""
-    meta = json.loads(H200_META.read_text())
-    logs = [REPO / entry["path"] for entry in meta["logs"]]
-    from autotune.model import DEFAULT_MODEL_RELPATHS, _sha256_file
+    from autotune.model import DEFAULT_MODEL_RELPATHS
 
     assert DEFAULT_MODEL_RELPATHS["bfs"] == "models/bfs_h200.joblib"
-    for p, entry in zip(logs, meta["logs"]):
-        assert p.is_file() and _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained"
-    m = retrain(logs, estimator=estimator_from_metadata(meta), label_tolerance=meta["label_tolerance"],
-                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"])
+    m, meta = _retrain_shipped(H200_META)
     cv, want = m.metadata_["cv"], meta["cv"]
     assert m.metadata_["n_graphs"] == meta["n_graphs"] >= 120
-    for got_t, want_t in ((cv["regret"], want["regret"]), (cv["lofo"]["regret"], want["lofo"]["regret"]),
-                          (cv["real"]["logo"], want["real"]["logo"]), (cv["real"]["lofo"], want["real"]["lofo"])):
-        for method in ("model", "best_fixed", "table2"):
-            for k in ("geomean", "worst", "n_graphs", "n_missing"):
-                assert got_t[method][k] == pytest.approx(want_t[method][k], rel=1e-9), (method, k)
-            assert got_t[method]["n_missing"] == 0  # every baseline measured on every graph
+    _assert_same_regret(cv, want, ("regret", "lofo", "real_logo", "real_lofo"), "table2")
     assert cv["lofo"]["n_families"] >= 15 and cv["real"]["n_graphs"] >= 14
     # the model beats both measured baselines on held-out families
     lofo = cv["lofo"]["regret"]
@@ -489,28 +508,14 @@ SSSP_H200_META = REPO / "models" / "sssp_h200.json"
 
 @pytest.mark.skipif(not SSSP_H200_META.is_file(), reason="models/sssp_h200.json not committed")
 def test_shipped_sssp_h200_model_reproduces_from_its_committed_log():
-    """The shipped SSSP model is retrained from its committed sweep of models/corpus_sssp.txt (the hub
-    graphs' records from their re-sweep) and gives the same leave-one-graph-out and leave-one-family-out
+    """The shipped SSSP model is retrained from its committed sweep of models/corpus_sssp.txt and gives the same leave-one-graph-out and leave-one-family-out
     regret, over all graphs and the real ones alone, with the Delta rule and the best fixed config
     measured on every graph; the model beats both on the whole corpus."""
-    meta = json.loads(SSSP_H200_META.read_text())
+    m, meta = _retrain_shipped(SSSP_H200_META, algorithm="sssp")
     assert meta["algorithm"] == "sssp"
-    logs = [REPO / entry["path"] for entry in meta["logs"]]
-    from autotune.model import _sha256_file
-
-    for p, entry in zip(logs, meta["logs"]):
-        assert p.is_file() and _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained"
-    m = retrain(logs, estimator=estimator_from_metadata(meta), label_tolerance=meta["label_tolerance"],
-                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"],
-                algorithm="sssp")
     cv, want = m.metadata_["cv"], meta["cv"]
     assert m.metadata_["n_graphs"] == meta["n_graphs"] == 60
-    for got_t, want_t in ((cv["regret"], want["regret"]), (cv["lofo"]["regret"], want["lofo"]["regret"]),
-                          (cv["real"]["logo"], want["real"]["logo"])):
-        for method in ("model", "best_fixed", "delta_rule"):
-            for k in ("geomean", "worst", "n_graphs", "n_missing"):
-                assert got_t[method][k] == pytest.approx(want_t[method][k], rel=1e-9), (method, k)
-            assert got_t[method]["n_missing"] == 0
+    _assert_same_regret(cv, want, ("regret", "lofo", "real_logo"), "delta_rule")
     for t in (cv["regret"], cv["lofo"]["regret"]):
         assert t["model"]["geomean"] < t["best_fixed"]["geomean"] < t["delta_rule"]["geomean"]
 
