@@ -17,7 +17,9 @@ whether the traversal is over. Launches past the last level exit after reading a
 from __future__ import annotations
 
 from dataclasses import dataclass
+import bisect
 import functools
+import time
 
 import numpy as np
 
@@ -32,21 +34,38 @@ FIRST_BATCH = 2
 #: continuation graph, one host wait each).
 MAX_GRAPH_ROUNDS = 64
 #: CUDA graphs kept per engine (keyed by rounds).
-MAX_GRAPHS = 12
-#: Traversals a new round prediction must persist before its start graph is captured (until then
-#: the engine replays the start graph it has, plus continuation graphs): a capture costs 0.2-0.3 ms
-#: on an H200, an extra continuation replay ~15 us and an unneeded round a few us, so switching pays
-#: only for a prediction that holds (TraversalEngine._start_rounds).
-STICKY_TRAVERSALS = 8
-#: Start graphs of 1 .. PRIME_FEWER_ROUNDS rounds fewer than the first traversal needed are primed
-#: too: sources that reach less than the warm-up source (small and directed graphs) then replay a
-#: graph of their own rounds at once, without a capture or empty rounds.
+MAX_GRAPHS = 24
+#: The replay policy's cost model. Each engine measures, right after its first traversal, what a
+#: replayed round that the traversal does not need costs (its kernels launch over their grids and
+#: exit: 3-7.5 us a round on an H200) and what a continuation graph's launch, host wait and state
+#: check cost (7.5-13 us), by replaying two continuation graphs on the finished traversal
+#: (TraversalEngine._measure_replay); these are the defaults until then. A start graph's capture
+#: (capture, instantiation, upload) is timed when it happens (0.06-0.7 ms on an H200).
+ROUND_US = 3.0
+CONTINUATION_US = 15.0
+CAPTURE_US = 250.0
+#: Traversals whose rounds the replay policy remembers (TraversalEngine._note_rounds).
+ROUND_HISTORY = 16
+#: Start graphs of 1 .. PRIME_FEWER_ROUNDS rounds fewer and 1 .. PRIME_MORE_ROUNDS more than the
+#: first traversal needed are primed too: sources that reach a little less or more than the warm-up
+#: source (most sources of small and directed graphs) then replay a graph of their own rounds at
+#: once, without a capture, empty rounds or a continuation.
 PRIME_FEWER_ROUNDS = 3
+PRIME_MORE_ROUNDS = 2
 #: Replay traversals as CUDA graphs (False: launch round by round, as before).
 USE_CUDA_GRAPHS = True
 #: Read the source and write the state back zero-copy (pinned host memory mapped into the device's
 #: address space) where the device supports it; off: a copy node each way.
 ZERO_COPY = True
+
+
+def _ladder(k0: int) -> list[int]:
+    """The powers of two primed as start graphs beside the first traversal's *k0* rounds: those
+    below ``k0 - PRIME_FEWER_ROUNDS`` (from 2) and those above ``k0 + PRIME_MORE_ROUNDS`` up to
+    ``4 k0`` (at most :data:`MAX_GRAPH_ROUNDS`)."""
+    below = [1 << i for i in range(1, 7) if (1 << i) < k0 - PRIME_FEWER_ROUNDS]
+    above = [1 << i for i in range(1, 7) if k0 + PRIME_MORE_ROUNDS < (1 << i) <= min(4 * k0, MAX_GRAPH_ROUNDS)]
+    return below + above
 
 
 @functools.lru_cache(maxsize=None)
@@ -402,7 +421,15 @@ class TraversalEngine:
         self._round_history: list[int] = []
         self._rounds_needed = 0
         self._start_k = 0  # rounds of the start graph the engine replays (0: none yet)
-        self._stale = 0  # consecutive traversals whose prediction differed from _start_k uncaptured
+        self._plan = None  # (target rounds, start graph replayed, its extra cost in us per traversal)
+        self._plan_stale = False  # the remembered rounds changed since the plan was made
+        self._costs: dict = {}  # (start rounds, rounds needed) -> us: _start_cost
+        self._conts: list[int] = []  # rounds of the captured continuation graphs, sorted
+        self._waste_us = 0.0  # estimated cost paid since the ideal start graph was last captured
+        self.round_us = ROUND_US  # measured by _measure_replay after the first traversal
+        self.continuation_us = CONTINUATION_US
+        self.capture_us = CAPTURE_US  # the mean capture of this engine's start graphs (_graph)
+        self._captures: list[float] = []
         self.use_graphs = USE_CUDA_GRAPHS
         self.graph_error: str | None = None
 
@@ -734,6 +761,8 @@ class TraversalEngine:
         stream = self.stream
         if len(self._graphs) >= MAX_GRAPHS:
             self._graphs.pop(next(iter(self._graphs)))
+            self._graphs_changed()
+        t0 = time.perf_counter()
         try:
             with stream:
                 stream.begin_capture(cupy.cuda.runtime.streamCaptureModeRelaxed)
@@ -749,7 +778,17 @@ class TraversalEngine:
             self.use_graphs = False
             self.graph_error = f"{type(exc).__name__}: {exc}"
             return None
+        upload = getattr(graph, "upload", None)  # CuPy >= 13; else the first launch uploads
+        if upload is not None:
+            try:
+                upload(stream)
+            except Exception:  # an upload is an optimisation only
+                pass
+        if start:  # what a capture costs this engine (_start_rounds weighs it)
+            self._captures = self._captures[-7:] + [(time.perf_counter() - t0) * 1e6]
+            self.capture_us = sum(self._captures) / len(self._captures)
         self._graphs[key] = graph
+        self._graphs_changed()
         return graph
 
     def _finished(self, st) -> bool:
@@ -767,8 +806,9 @@ class TraversalEngine:
         graph.
         The first traversal of an engine launches round by round (batches of 2, 4, 8, ... rounds,
         one state read each), measures the rounds needed and captures the graphs the next
-        traversals replay (:meth:`_prime_graph`); the start graph follows a new prediction only once
-        it holds (:meth:`_start_rounds`).
+        traversals replay (:meth:`_prime_graph`); later traversals replay the start graph of the
+        engine's plan, of least expected cost over the rounds the last traversals needed
+        (:meth:`_start_rounds`, :meth:`_update_plan`).
 
         Parameters
         ----------
@@ -817,6 +857,8 @@ class TraversalEngine:
                 g.launch(stream)
                 if before_sync is not None:
                     before_sync()
+                if self._plan_stale:  # while the GPU runs: the plan of the next traversals
+                    self._update_plan()
                 stream.synchronize()
                 st = self._state_view
                 done += k
@@ -825,7 +867,7 @@ class TraversalEngine:
                     self.last_state = np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
                     self._note_rounds(int(st["iterations"]))
                     return int(st["level"])
-                k = min(done, MAX_GRAPH_ROUNDS)  # beyond the start graph: double (keys primed: k0, 2 k0)
+                k = self._continuation_rounds(done)  # beyond the start graph: double (primed: k0, 2 k0)
             if not start:  # capture failed mid-way: finish round by round
                 return self._loop(start=False, before_sync=before_sync)
         levels = self._loop(start=True, before_sync=before_sync)
@@ -836,8 +878,11 @@ class TraversalEngine:
     def _prime_graph(self) -> None:
         """Capture and upload the CUDA graphs the next traversals replay, right after the first one:
         the start graph of the rounds that traversal needed (k0), the start graphs of 1 to
-        :data:`PRIME_FEWER_ROUNDS` rounds fewer, and the continuation graphs of k0 and 2 k0 more
-        rounds, which a source needing up to 4 k0 rounds replays after the start graph.
+        :data:`PRIME_FEWER_ROUNDS` rounds fewer and 1 to :data:`PRIME_MORE_ROUNDS` more, a ladder of
+        start graphs of powers of two (below k0, and above it up to 4 k0: :func:`_ladder`), and the
+        continuation graphs of k0, 2 k0 and every power of two up to :data:`MAX_GRAPH_ROUNDS` (the
+        doubling continuations after any start graph). Then the costs the replay policy weighs are
+        measured on them (:meth:`_measure_replay`).
 
         Capturing a graph inside a traversal puts the capture, instantiation and upload (0.2-0.3 ms
         on the H200) into that traversal: measured by the harness after its one warm-up traversal,
@@ -846,47 +891,155 @@ class TraversalEngine:
         that needed more rounds than the first paid a continuation's capture
         (notebooks/figures/prime_graph_before_after_h200.jsonl: first timed source 2.9x -> 1.07x
         the median of the others on small graphs). Now the warm-up (or a user's first call) pays
-        them; a source needing more than 4 k0 rounds still captures its continuation once, and a
-        new prediction captures its start graph only once it has held for
-        :data:`STICKY_TRAVERSALS` consecutive traversals (:meth:`_start_rounds`)."""
+        them. The ladder is for sources that need far fewer or more rounds than the first: on a
+        bow-tie graph whose first source ran 134 levels and the next ones about 10, the next
+        sources replayed the 64-round start graph, 50-odd empty rounds each, 0.26-0.35 ms where
+        0.14 ms sufficed (notebooks/figures/bowtie_order_h200.jsonl); with the ladder and the plan
+        (:meth:`_update_plan`) they replay a primed graph near their own rounds (that bow-tie's
+        single-block configs 0.40-0.64x, notebooks/figures/replay_cost_before_after_h200.jsonl)."""
         if not self.use_graphs or not self._rounds_needed:
             return
         k0 = min(self._rounds_needed, MAX_GRAPH_ROUNDS)
-        self._start_k, self._stale = k0, 0
+        self._start_k, self._waste_us = k0, 0.0
         keys = [(True, k0), (False, k0), (False, min(2 * k0, MAX_GRAPH_ROUNDS))]
         keys += [(True, k) for k in range(k0 - 1, max(0, k0 - 1 - PRIME_FEWER_ROUNDS), -1)]
+        keys += [(True, k) for k in range(k0 + 1, min(k0 + PRIME_MORE_ROUNDS, MAX_GRAPH_ROUNDS) + 1)]
+        keys += [(True, k) for k in _ladder(k0)]
+        keys += [(False, 1 << i) for i in range(MAX_GRAPH_ROUNDS.bit_length())]  # doubling continuations
         for key in dict.fromkeys(keys):
-            g = self._graph(*key)
-            if g is None:
+            if self._graph(*key) is None:
                 return
-            upload = getattr(g, "upload", None)  # CuPy >= 13
-            if upload is not None:
-                try:
-                    upload(self.stream)
-                except Exception:  # an upload is an optimisation only: the first launch uploads
-                    pass
+        self._measure_replay(min(2 * k0, MAX_GRAPH_ROUNDS))
 
-    def _start_rounds(self, need: int) -> int:
-        """Rounds of the start graph this traversal replays, for a prediction of *need* rounds.
+    def _measure_replay(self, k: int, repeats: int = 3) -> None:
+        """Measure the replay policy's costs on this engine (host wall time, the best of *repeats*):
+        the continuation graphs of 1 and *k* rounds replayed on the traversal just finished, whose
+        frontier is empty, so every round is one the traversal does not need (the state stays as it
+        is). ``round_us`` = their difference per round; ``continuation_us`` = the 1-round graph less
+        one round (launch, host wait, state check)."""
+        g1, gk = self._graphs.get((False, 1)), self._graphs.get((False, k))
+        if g1 is None or gk is None or k <= 1:
+            return
+        stream = self.stream
+        best = {}
+        for key, g in ((1, g1), (k, gk)):
+            ts = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                g.launch(stream)
+                stream.synchronize()
+                self._finished(self._state_view)
+                ts.append(time.perf_counter() - t0)
+            best[key] = min(ts) * 1e6
+        self.round_us = max(0.5, (best[k] - best[1]) / (k - 1))
+        self.continuation_us = max(2.0, best[1] - self.round_us)
+        self._graphs_changed()
 
-        The prediction (the median of the last traversals' rounds, :meth:`_note_rounds`) moves when
-        sources need different rounds (on small graphs: the sources that reach the large component
-        and those that do not). Following it at once captured a new start graph inside a timed
-        traversal. Instead the start graph already captured stays in use (a source needing more
-        rounds replays continuation graphs after it, ~15 us each; fewer, its empty rounds, a few
-        us each) until the prediction has differed from it on :data:`STICKY_TRAVERSALS` consecutive
-        traversals, or the predicted start graph is already captured.
+    def _graphs_changed(self) -> None:
+        """Forget what depends on the captured graphs or the measured costs (the plan, the costs)."""
+        self._plan_stale, self._costs = True, {}
+        self._conts = sorted(j for (start, j) in self._graphs if not start)
+
+    def _start_cost(self, j: int, k: int) -> float:
+        """Estimated cost (us) of replaying the start graph of *j* rounds for a traversal needing
+        *k*, against the start graph of exactly *k*: the rounds replayed but not needed (a longer
+        start graph's, or those of the last continuation graph) plus, for a shorter one, a launch and
+        host wait per continuation graph (:meth:`_continuation_rounds`). Memoized per engine."""
+        c = self._costs.get((j, k))
+        if c is None:
+            n, done = 0, j
+            while done < k:
+                done += self._continuation_rounds(done)
+                n += 1
+            c = self._costs[(j, k)] = (done - k) * self.round_us + n * self.continuation_us
+        return c
+
+    def _expected_cost(self, j: int, counts: dict) -> float:
+        """Total :meth:`_start_cost` of start graph *j* over the remembered rounds (*counts*: rounds
+        -> traversals)."""
+        cost = self._start_cost
+        return sum(n * cost(j, v) for v, n in counts.items())
+
+    def _update_plan(self) -> None:
+        """Choose the next traversals' start graph from the rounds the last :data:`ROUND_HISTORY`
+        traversals needed: the target is the rounds of least expected cost (:meth:`_start_cost`,
+        with this engine's measured costs) among the remembered ones; when its start graph is not
+        captured, the captured one next to it (above or below) of least expected cost is replayed,
+        and the difference per traversal is what not having the target's costs. Rounds past
+        2 x :data:`MAX_GRAPH_ROUNDS` count as that many (their further continuations are the same
+        whatever the start graph). The traversal calls this while the GPU runs its graph, so the
+        Python work here is off the traversal's critical path."""
+        self._plan_stale = False
+        cap = 2 * MAX_GRAPH_ROUNDS
+        counts: dict = {}
+        for v in self._round_history:
+            v = min(v, cap)
+            counts[v] = counts.get(v, 0) + 1
+        if not counts:
+            self._plan = None
+            return
+        exp = {min(v, MAX_GRAPH_ROUNDS): 0.0 for v in counts}
+        for k in exp:
+            exp[k] = self._expected_cost(k, counts)
+        target = min(exp, key=lambda k: (exp[k], -k))
+        if (True, target) in self._graphs:
+            self._plan = (target, target, 0.0)
+            return
+        starts = [j for (start, j) in self._graphs if start]
+        above, below = [j for j in starts if j > target], [j for j in starts if j < target]
+        cands = ([min(above)] if above else []) + ([max(below)] if below else [])
+        if not cands:
+            self._plan = (target, target, 0.0)
+            return
+        costs = {j: self._expected_cost(j, counts) for j in cands}
+        best = min(cands, key=lambda j: (costs[j], -j))
+        n = len(self._round_history)
+        self._plan = (target, best, (costs[best] - exp[target]) / n)
+
+    def _start_rounds(self, need: int | None = None) -> int:
+        """Rounds of the start graph this traversal replays.
+
+        Sources need different numbers of rounds (on small graphs: those that reach the large
+        component and those that do not; on a bow-tie, a few sources 10x as many as the rest). A
+        start graph longer than a traversal needs replays empty rounds, a shorter one continuation
+        graphs, and a start graph not yet captured costs a capture inside the traversal
+        (0.2-0.3 ms). The engine replays the start graph of the plan (:meth:`_update_plan`: the
+        target of least expected cost over the remembered rounds, or the captured one next to it of
+        least expected cost), and captures the target's once what it has paid for not having it
+        reaches a capture (the ski-rental rule: never more than twice the better of the two choices
+        in hindsight). *need* (rounds) is the target when no traversal is remembered yet.
         """
-        k = min(need, MAX_GRAPH_ROUNDS)
-        cur = self._start_k
-        if not cur or k == cur or (True, k) in self._graphs:
-            self._start_k, self._stale = k, 0
+        if self._plan is None:
+            self._update_plan()
+        plan = self._plan
+        if plan is None:
+            k = min(need or 1, MAX_GRAPH_ROUNDS)
+            self._start_k = k
             return k
-        self._stale += 1
-        if self._stale >= STICKY_TRAVERSALS:
-            self._start_k, self._stale = k, 0
+        target, best, delta = plan  # made during the last traversal, from the rounds before it
+        if delta <= 0:
+            self._waste_us = 0.0
+        else:
+            self._waste_us += delta
+            if self._waste_us >= self.capture_us:  # capture the target's start graph (traverse does)
+                best, self._waste_us = target, 0.0
+        self._start_k = best
+        return best
+
+    def _continuation_rounds(self, k: int) -> int:
+        """Rounds of the continuation graph replayed after *k* rounds done: *k* (capped; primed for
+        powers of two, k0 and 2 k0) when it is captured, else the longest captured one not above *k*
+        (at least half of *k* when the powers of two are primed: the rounds done still grow
+        geometrically, and its unneeded rounds stay fewer than those needed), else the shortest;
+        never a capture inside the traversal when any is captured."""
+        k = min(k, MAX_GRAPH_ROUNDS)
+        if (False, k) in self._graphs:
             return k
-        return cur
+        conts = self._conts
+        if not conts:
+            return k
+        i = bisect.bisect_right(conts, k)
+        return conts[i - 1] if i else conts[0]
 
     def _loop(self, start: bool, before_sync=None) -> int:
         """Round-by-round launches (no graph): batches of 2, 4, 8, ... rounds, one state read each."""
@@ -911,15 +1064,19 @@ class TraversalEngine:
                 batch = min(batch * 2, MAX_BATCH)
 
     def _note_rounds(self, rounds: int) -> None:
-        """Remember the launch rounds the last traversals needed; the next graph replays their
-        median. Rounds past the prediction cost a continuation graph and one more host wait (about
-        15 µs); rounds replayed but not needed cost their empty launches (a few µs each), so on graphs
-        where most sources reach little (directed web graphs) the median, not the max, is cheaper."""
+        """Remember the launch rounds the last :data:`ROUND_HISTORY` traversals needed (``iterations``:
+        the rounds that began with a non-empty frontier; after them the host sees the frontier
+        empty, so a start graph of exactly that many rounds finishes the traversal); the plan is
+        brought up to date during the next traversal (:meth:`_update_plan`). ``_rounds_needed`` is
+        their median (the first traversal's rounds prime the graphs)."""
         hist = self._round_history
-        hist.append(max(1, rounds + 1))  # + the round that finds the frontier empty
-        if len(hist) > 16:
-            del hist[0]
-        self._rounds_needed = sorted(hist)[(len(hist) - 1) // 2]
+        r = max(1, int(rounds))
+        hist.append(r)
+        if len(hist) > ROUND_HISTORY:
+            self._plan_stale |= hist.pop(0) != r
+        else:
+            self._plan_stale = True
+        self._rounds_needed = sorted(hist)[len(hist) // 2]
 
     def edges_traversed(self) -> int:
         """Sum of out-degrees of the vertices reached by the last traversal (on the device)."""
