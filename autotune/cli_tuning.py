@@ -585,7 +585,7 @@ def cmd_sweep(args) -> int:
     res = sweep(expand_graphs(args.graphs) or None, configs=args.configs, out=args.out, n_sources=args.sources,
                 seed=args.seed, progress=not args.json, corpus=args.corpus, validate_sources=args.validate_sources,
                 retry_invalid=args.retry_invalid, undirected=args.undirected, algorithm=args.algorithm,
-                weights=args.weights, levels=args.levels)
+                weights=args.weights, levels=args.levels, validate_on_device=args.validate_on_device)
     summary = {"out": res.out, "n_measured": res.n_measured, "n_skipped": res.n_skipped, "n_invalid": res.n_invalid,
                "graphs": res.graphs}
     if args.json:
@@ -770,6 +770,9 @@ def register(subparsers) -> None:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--validate-sources", type=int_at_least(0), default=None, metavar="K",
                     help="validate only the first K sources of each config (default: all)")
+    sp.add_argument("--validate-on-device", action="store_true",
+                    help="check the validated traversals on the GPU (Graph500 checks for BFS, optimality "
+                         "conditions for SSSP) instead of against the CPU reference: much faster on large graphs")
     sp.add_argument("--retry-invalid", action="store_true", help="measure again pairs logged as invalid")
     sp.add_argument("--levels", type=int_at_least(0), default=0, metavar="L",
                     help="also log the per-level trace (first L levels) of one traversal per config, for the "

@@ -354,6 +354,37 @@ def test_default_runner_validates_with_a_shared_reference(monkeypatch):
     only_first.check(7)  # second source: not validated
 
 
+def test_runner_validating_on_device_needs_no_cpu_reference(monkeypatch):
+    """With on_device=True the sweep's runners check each validated traversal with the Graph500 rules
+    (validate_on_device; NumPy arrays are checked on the host the same way) and never compute a CPU
+    reference; a wrong result is still caught. The CLI flag reaches sweep()."""
+    from types import SimpleNamespace
+
+    import autotune.reference as ref
+    from autotune.cli import build_parser
+    from autotune.errors import ValidationError
+    from autotune.sweep import ValidatedGPURunner
+
+    g = small_graph(300, 5)
+    dist, pred = ref.bfs_reference(g, 7)
+    calls = []
+    monkeypatch.setattr(ref, "bfs_reference", lambda graph, s: calls.append(s))
+    factory = ValidatedGPURunner(g, on_device=True)
+    r = factory(g, CONFIGS[0])
+    r.engine = SimpleNamespace(distances=dist, predecessors=pred)
+    r.check(7)
+    bad = dist.copy()
+    bad[np.flatnonzero(bad > 0)[0]] += 1
+    r = factory(g, CONFIGS[1])
+    r.engine = SimpleNamespace(distances=bad, predecessors=pred)
+    with pytest.raises(ValidationError):
+        r.check(7)
+    assert calls == []
+    p = build_parser()
+    assert p.parse_args(["sweep", "g", "--out", "x.jsonl", "--validate-on-device"]).validate_on_device
+    assert not p.parse_args(["sweep", "g", "--out", "x.jsonl"]).validate_on_device
+
+
 def test_training_set_is_grid_plus_persistent_bases():
     from autotune.sweep import grid, training_set
 
