@@ -678,13 +678,12 @@ def test_start_graph_captured_once_its_estimated_cost_pays():
     the target's is captured once. Every result exact."""
     g, hub, on_path, eng, refs, k0, primed = _primed_engine("on_path")
     assert eng.use_graphs, eng.graph_error
-    captured_at, waste = None, 0.0
+    waste = 0.0
     for i in range(400):
         plan, cap = eng._plan, eng.capture_us  # the plan made during the last traversal
         _check(g, hub, eng.bfs(hub), refs)
         target, best, delta = plan or eng._plan  # (the first one is made at the traversal's start)
         if set(eng._graphs) != primed:  # a capture: of the target's start graph, once it paid
-            captured_at = i
             assert set(eng._graphs) == primed | {(True, target)} and eng._start_k == target
             assert waste + delta >= cap, (i, waste, delta, cap)
             break
@@ -693,8 +692,6 @@ def test_start_graph_captured_once_its_estimated_cost_pays():
         assert waste < cap
     r_hub = eng._round_history[-1]
     assert k0 < r_hub, (k0, r_hub)  # the hub needs more rounds than the primed start graph
-    if captured_at is None:  # the target's start graph was primed, or not having it costs little
-        assert eng._plan[2] == 0 or waste > 0
 
 
 def test_shallow_sources_after_a_deep_first_one_replay_a_ladder_graph():
@@ -742,8 +739,8 @@ def test_sources_needing_fewer_rounds_replay_a_primed_start_graph():
 
 def test_sources_needing_more_rounds_replay_primed_continuations():
     """Primed with a source needing few rounds, a source needing more replays the primed
-    continuation graphs after the start graph (past 2 k0 the longest captured): no capture, exact
-    result."""
+    continuation graphs after the start graph (k0, 2 k0 and the powers of two; else the longest
+    captured one not above the rounds done): no capture, exact result."""
     g, hub, on_path, eng, refs, k0, primed = _primed_engine("on_path")
     _check(g, hub, eng.bfs(hub), refs)
     r_hub = eng._round_history[-1]
