@@ -397,7 +397,7 @@ def test_random_sssp_corruption_is_caught_exactly_when_invalid(data):
     reached = ref < SSSP_INT_UNREACHED
     valid = np.array_equal(d, ref) and p[source] == source and all(
         (p[v] == -1) if not reached[v] else (0 <= p[v] < n and (int(p[v]), v) in wmin
-                                             and d[p[v]] + wmin[(int(p[v]), v)] == d[v])
+                                             and int(d[p[v]]) + wmin[(int(p[v]), v)] == d[v])
         for v in range(n) if v != source)
     if valid:
         validate_sssp_gpu(g, source, d, p, chunk_edges=3)
