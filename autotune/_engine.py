@@ -978,9 +978,7 @@ class TraversalEngine:
         if not counts:
             self._plan = None
             return
-        exp = {min(v, MAX_GRAPH_ROUNDS): 0.0 for v in counts}
-        for k in exp:
-            exp[k] = self._expected_cost(k, counts)
+        exp = {k: self._expected_cost(k, counts) for k in {min(v, MAX_GRAPH_ROUNDS) for v in counts}}
         target = min(exp, key=lambda k: (exp[k], -k))
         if (True, target) in self._graphs:
             self._plan = (target, target, 0.0)

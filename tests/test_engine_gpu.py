@@ -645,15 +645,16 @@ def test_first_traversal_primes_the_replay_graph():
     assert eng._graphs[key] is primed  # the second traversal replayed the primed graph
 
 
-def _kron13_and_path():
-    """kron13 plus a disjoint 64-vertex path: a source on the path needs one launch round with the
-    512-vertex single-block limit, the hub of kron13 several (its frontiers pass the limit)."""
+def _kron13_and_path(length: int = 64):
+    """kron13 plus a disjoint path of *length* vertices, from vertex kron13.n_vertices on: (graph,
+    the hub of kron13, a vertex on the path). With the 512-vertex single-block limit a source on the
+    64-vertex path needs one launch round, the hub several (its frontiers pass the limit)."""
     kg, _ = ZOO["kron13"]
     n0 = kg.n_vertices
     src = np.repeat(np.arange(n0), np.diff(kg.row_offsets))
-    path = np.arange(n0, n0 + 64)
-    g = from_edges(np.r_[src, path[:-1]], np.r_[kg.column_indices, path[1:]], n0 + 64, directed=False,
-                   name="kron13+path", xp=np)
+    path = np.arange(n0, n0 + length)
+    g = from_edges(np.r_[src, path[:-1]], np.r_[kg.column_indices, path[1:]], n0 + length, directed=False,
+                   name=f"kron13+path{length}", xp=np)
     return g, int(np.argmax(g.out_degrees(np))), n0 + 5
 
 
@@ -702,19 +703,14 @@ def test_shallow_sources_after_a_deep_first_one_replay_a_ladder_graph():
     import autotune._engine as E
     from autotune.engine import BFSEngine
 
-    kg, _ = ZOO["kron13"]
-    n0 = kg.n_vertices
-    src = np.repeat(np.arange(n0), np.diff(kg.row_offsets))
-    path = np.arange(n0, n0 + 200)
-    g = from_edges(np.r_[src, path[:-1]], np.r_[kg.column_indices, path[1:]], n0 + 200, directed=False,
-                   name="kron13+path200", xp=np)
+    g, hub, _ = _kron13_and_path(200)
+    n0 = ZOO["kron13"][0].n_vertices  # the path's first vertex, one of its ends
     eng = BFSEngine(g, TraversalConfig(small_frontier="none"))
     refs: dict = {}
     _check(g, n0, eng.bfs(n0), refs)  # the path's end: ~200 rounds
     assert eng._start_k == E.MAX_GRAPH_ROUNDS, eng._round_history
     primed = set(eng._graphs)
     assert {(True, k) for k in E._ladder(E.MAX_GRAPH_ROUNDS)} <= primed
-    hub = int(np.argmax(g.out_degrees(np)))
     for _ in range(4):
         _check(g, hub, eng.bfs(hub), refs)
     r_hub = eng._round_history[-1]
