@@ -33,7 +33,8 @@ FIRST_BATCH = 2
 #: Launch rounds captured in one CUDA graph at most (a traversal needing more replays a
 #: continuation graph, one host wait each).
 MAX_GRAPH_ROUNDS = 64
-#: CUDA graphs kept per engine (keyed by rounds).
+#: CUDA graphs kept per engine (keyed by rounds); past it, capturing another evicts the least recently
+#: replayed one (:meth:`TraversalEngine._store_graph`).
 MAX_GRAPHS = 24
 #: The replay policy's cost model. Each engine measures, right after its first traversal, what a
 #: replayed round that the traversal does not need costs (its kernels launch over their grids and
@@ -751,7 +752,7 @@ class TraversalEngine:
         captured once per (start, k) from the engine's stream and replayed (None when capture is
         not possible here; the engine then launches round by round)."""
         key = (start, k)
-        g = self._graphs.get(key)
+        g = self._cached_graph(key)
         if g is not None:
             return g
         if not self.use_graphs:
@@ -759,9 +760,6 @@ class TraversalEngine:
         import cupy
 
         stream = self.stream
-        if len(self._graphs) >= MAX_GRAPHS:
-            self._graphs.pop(next(iter(self._graphs)))
-            self._graphs_changed()
         t0 = time.perf_counter()
         try:
             with stream:
@@ -787,9 +785,27 @@ class TraversalEngine:
         if start:  # what a capture costs this engine (_start_rounds weighs it)
             self._captures = self._captures[-7:] + [(time.perf_counter() - t0) * 1e6]
             self.capture_us = sum(self._captures) / len(self._captures)
-        self._graphs[key] = graph
-        self._graphs_changed()
+        self._store_graph(key, graph)
         return graph
+
+    def _cached_graph(self, key):
+        """The captured graph of *key* ``(start, rounds)``, or None; a hit makes it the most recently
+        replayed (``_graphs`` is kept in order of last use, least recent first)."""
+        graphs = self._graphs
+        g = graphs.get(key)
+        if g is not None and next(reversed(graphs)) != key:
+            graphs[key] = graphs.pop(key)
+        return g
+
+    def _store_graph(self, key, graph) -> None:
+        """Keep a newly captured graph, evicting the least recently replayed one past
+        :data:`MAX_GRAPHS` (not the oldest capture: the primed start graph a plan replays on every
+        traversal is the oldest, and evicting it would capture it again inside the next traversal)."""
+        graphs = self._graphs
+        while len(graphs) >= MAX_GRAPHS:
+            graphs.pop(next(iter(graphs)))
+        graphs[key] = graph
+        self._graphs_changed()
 
     def _finished(self, st) -> bool:
         level = int(st["level"])

@@ -146,3 +146,26 @@ def test_round_history_holds_the_rounds_needed():
     for _ in range(20):
         eng._note_rounds(6)
     assert eng._round_history == [6] * E.ROUND_HISTORY and eng._rounds_needed == 6
+
+
+def test_a_full_graph_cache_evicts_the_least_recently_replayed_graph():
+    """Past MAX_GRAPHS captures the engine evicts the graph replayed longest ago, not the oldest
+    capture: the primed start graph that every traversal replays stays."""
+    keys = [(True, 10)] + [(True, k) for k in range(11, 11 + E.MAX_GRAPHS - 2)] + [(False, 8)]
+    eng = _bare(10, cached=keys, history=[10])
+    assert len(eng._graphs) == E.MAX_GRAPHS
+    assert eng._cached_graph((True, 10)) is None  # the bare cache holds None for every key
+    eng._graphs = {key: object() for key in keys}
+    primed = eng._graphs[(True, 10)]
+    assert eng._cached_graph((True, 10)) is primed  # a replay: now the most recent
+    assert list(eng._graphs)[-1] == (True, 10)
+    assert eng._cached_graph((True, 99)) is None and len(eng._graphs) == E.MAX_GRAPHS  # a miss changes nothing
+    eng._plan_stale = False
+    eng._store_graph((False, 16), object())
+    assert len(eng._graphs) == E.MAX_GRAPHS
+    assert (True, 10) in eng._graphs and (True, 11) not in eng._graphs  # the least recent went
+    assert list(eng._graphs)[-1] == (False, 16) and eng._conts == [8, 16] and eng._plan_stale
+    for key in list(eng._graphs)[:-1]:  # replay all but the newest: it is now the least recent
+        eng._cached_graph(key)
+    eng._store_graph((False, 32), object())
+    assert (False, 16) not in eng._graphs and (True, 10) in eng._graphs and eng._conts == [8, 32]
