@@ -76,7 +76,8 @@ def device_properties() -> dict:
     -------
     dict
         ``name``, ``cc`` ("9.0"), ``sm_count``, ``max_threads_per_sm``, ``shared_mem_per_block``
-        (bytes), ``l2_bytes``, ``cupy`` and ``cuda`` (runtime) versions.
+        and ``shared_mem_per_block_optin`` (bytes; the second: what a kernel may opt in to),
+        ``l2_bytes``, ``cupy`` and ``cuda`` (runtime) versions.
     """
     require_gpu("device_properties")
     import cupy
@@ -93,6 +94,7 @@ def device_properties() -> dict:
         "sm_count": int(props["multiProcessorCount"]),
         "max_threads_per_sm": int(props["maxThreadsPerMultiProcessor"]),
         "shared_mem_per_block": int(props["sharedMemPerBlock"]),
+        "shared_mem_per_block_optin": int(props.get("sharedMemPerBlockOptin", props["sharedMemPerBlock"])),
         "l2_bytes": int(props.get("l2CacheSize", 0)),
         "cupy": cupy.__version__,
         "cuda": f"{rt // 1000}.{(rt % 1000) // 10}",

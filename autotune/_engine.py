@@ -55,6 +55,21 @@ PRIME_FEWER_ROUNDS = 3
 PRIME_MORE_ROUNDS = 2
 #: Replay traversals as CUDA graphs (False: launch round by round, as before).
 USE_CUDA_GRAPHS = True
+#: Run a whole BFS in one launch of one block (``kernels/whole_graph.cu``) when the graph fits it
+#: (:func:`whole_graph_fits`): ``"auto"``; ``"off"``: always the config's launch rounds.
+WHOLE_GRAPH = "auto"
+#: ... on graphs of at most this many edges: one SM expands every edge (~1 edge per ns on an H200), so
+#: a level of many edges is faster on the config's multi-block kernels. Measured on an H200 against
+#: each graph's fast-path pick and a fixed single-block config, same sources, in one run
+#: (notebooks/figures/whole_graph_ab_h200.jsonl): 0.53-0.93x on the 12 graphs of 14,700-40,000 edges,
+#: 1.14x on a Kronecker graph of 53,000 (one level holds most edges), 1.5-42x on graphs of 150,000
+#: edges and more; meshes and shallow-reach graphs gain up to 125,000 edges (0.51-0.74x), which this
+#: limit leaves to the config's kernels.
+WHOLE_GRAPH_MAX_EDGES = 48 * 1024
+#: Edges per thread per pass of the whole-graph kernel (a value of ``_kernels.WHOLE_GRAPH_EPT``).
+WHOLE_GRAPH_EPT = 1
+#: Threads of its one block.
+WHOLE_GRAPH_THREADS = 1024
 #: Read the source and write the state back zero-copy (pinned host memory mapped into the device's
 #: address space) where the device supports it; off: a copy node each way.
 ZERO_COPY = True
@@ -154,9 +169,10 @@ AT_OFF = np.iinfo(np.int32).max
 #: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
 HUB_CACHE_ENTRIES = 1024
 
-PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT = 0, 1, 2, 3
+PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT, PATH_WHOLE_GRAPH = 0, 1, 2, 3, 4
 _PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_block"),
-               PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent")}
+               PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent"),
+               PATH_WHOLE_GRAPH: ("push", "whole_graph")}
 SB_THREADS = 1024
 SB_EDGE_FACTOR = 16
 #: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
@@ -180,7 +196,8 @@ class LevelTrace:
         ``"push"`` (top-down) or ``"pull"`` (bottom-up).
     path : str
         Which kernel ran the level: ``"multi_block"`` (a fully resident grid, one launch per level),
-        ``"single_block"`` or ``"persistent"`` (device-resident kernels iterating levels).
+        ``"single_block"`` or ``"persistent"`` (device-resident kernels iterating levels) or
+        ``"whole_graph"`` (one block running the whole traversal in one launch).
     virtual_warp_size : int or None
         Virtual warp size used (vertex_mapped; chosen on the device when ``dynamic``).
     us : float or None
@@ -201,6 +218,24 @@ def _free_device_bytes() -> int:
 
     free, _total = cupy.cuda.runtime.memGetInfo()
     return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+
+
+def whole_graph_smem_bytes(n_vertices: int) -> int:
+    """Dynamic shared memory (bytes) of the whole-graph kernel for *n_vertices*: the visited bitmap
+    (one bit per vertex, 32-bit words) and one queue of 16-bit vertex ids (``kernels/whole_graph.cu``)."""
+    words = (int(n_vertices) + 31) // 32
+    return 4 * words + 4 * ((2 * int(n_vertices) + 3) // 4)
+
+
+def whole_graph_fits(n_vertices: int, n_edges: int, smem_optin: int, static_smem: int = 20 * 1024) -> bool:
+    """Whether a BFS of this graph runs in one launch of the whole-graph kernel: vertex ids below
+    2**16 (its queue holds 16-bit ids), at most :data:`WHOLE_GRAPH_MAX_EDGES` edges, and the bitmap
+    and queue (:func:`whole_graph_smem_bytes`) plus the kernel's static shared memory
+    (*static_smem* bytes) within the device's per-block opt-in limit (*smem_optin* bytes; 232,448
+    on an H100/H200, so up to 65,536 vertices)."""
+    n = int(n_vertices)
+    return (0 < n <= 1 << 16 and int(n_edges) <= WHOLE_GRAPH_MAX_EDGES
+            and whole_graph_smem_bytes(n) + int(static_smem) <= int(smem_optin))
 
 
 def check_device_memory(needed_bytes: int, what: str) -> None:
@@ -356,6 +391,8 @@ class TraversalEngine:
     """
 
     algorithm = "bfs"
+    #: The operator's claims are final (BFS): the whole-graph kernel may run it (whole_graph.cu).
+    claim_once = False
 
     def __init__(self, graph, config, *, offsets=None):
         require_gpu(f"{self.algorithm.upper()} on the GPU")
@@ -510,10 +547,78 @@ class TraversalEngine:
                 self._launches.append((k, self._resident_blocks(k, 256), 256))
             self._launches.append((pull_kernel, self._pull_grid, b))
         self._launches += self._extra_launches(wp)
+        self._setup_whole_graph()
         self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.op_args,
                       self.frontiers[0], self.frontiers[1], self.prefixes[0], self.prefixes[1],
                       self.row_starts[0], self.row_starts[1], self.state, self.params,
                       self.level_sizes, self.level_info, self.level_time, self.aux)
+
+    def _setup_whole_graph(self) -> None:
+        """Decide whether traversals run the whole-graph kernel (one launch of one block, the visited
+        bitmap and the frontier in its shared memory; ``kernels/whole_graph.cu``) and prepare it:
+        operators whose claims are final (:attr:`claim_once`), :data:`WHOLE_GRAPH` ``"auto"``, and a
+        graph that fits (:func:`whole_graph_fits`)."""
+        self.whole_graph = False
+        self._wg_graph = None
+        if not self.claim_once or WHOLE_GRAPH != "auto":
+            return
+        n, m = self.n, self.graph.n_edges
+        optin = int(self.props.get("shared_mem_per_block_optin", 0) or 0)
+        if not whole_graph_fits(n, m, optin):
+            return
+        k = get_kernel("whole_graph", f"whole_graph_levels<{WHOLE_GRAPH_EPT}, {OPERATORS[self.algorithm]}>",
+                       self.algorithm, self.eid64)
+        smem = whole_graph_smem_bytes(n)
+        if smem + int(k.shared_size_bytes) > optin:  # the kernel's static shared memory beside it
+            return
+        if smem > 48 * 1024:  # past 48 KB a kernel opts in (cudaFuncAttributeMaxDynamicSharedMemorySize)
+            k.max_dynamic_shared_size_bytes = smem
+        host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else np.uintp(0)
+        self._wg_kernel, self._wg_smem = k, smem
+        self._wg_args = (self.row_offsets, self.column_indices, self.op_args, self.source_slot, self.state,
+                         host_state, self.params, self.level_sizes, self.level_info, self.level_time)
+        self.whole_graph = True
+
+    def _enqueue_whole(self, stream_ptr: int) -> None:
+        """Enqueue a whole traversal on the whole-graph kernel: the source (a copy where the device
+        cannot map host memory), the one launch, the state read-back (the kernel writes it zero-copy,
+        else a copy)."""
+        self._enqueue_source(stream_ptr)
+        self._wg_kernel((1,), (WHOLE_GRAPH_THREADS,), self._wg_args, shared_mem=self._wg_smem)
+        if not self.zero_copy:
+            self._enqueue_state_copy(stream_ptr)
+
+    def _traverse_whole(self, before_sync=None) -> int:
+        """One traversal on the whole-graph kernel (the source is in ``_source_host``): its CUDA graph
+        (one kernel node with zero-copy) captured once and replayed, one host wait."""
+        import cupy
+
+        stream = self.stream
+        g = self._wg_graph
+        if g is None and self.use_graphs:
+            try:
+                with stream:
+                    stream.begin_capture(cupy.cuda.runtime.streamCaptureModeRelaxed)
+                    try:
+                        self._enqueue_whole(stream.ptr)
+                    finally:
+                        g = stream.end_capture()
+                upload = getattr(g, "upload", None)
+                if upload is not None:
+                    upload(stream)
+                self._wg_graph = g
+            except Exception as exc:  # a driver without capture of this launch: plain launches
+                self.use_graphs, self.graph_error, g = False, f"{type(exc).__name__}: {exc}", None
+        if g is not None:
+            g.launch(stream)
+        else:
+            with stream:
+                self._enqueue_whole(stream.ptr)
+        if before_sync is not None:
+            before_sync()
+        stream.synchronize()
+        st = self.last_state = np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
+        return int(st["level"])
 
     # ------------------------------------------------------------------ operator hooks
     def _trace_entries(self, n: int) -> int:
@@ -862,6 +967,8 @@ class TraversalEngine:
             cupy.cuda.Device().synchronize()
             self._built_synced = True
         self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)
+        if self.whole_graph:
+            return self._traverse_whole(before_sync)
         need = self._rounds_needed
         if need and self.use_graphs:
             done, start = 0, True

@@ -172,6 +172,7 @@ class BFSEngine(TraversalEngine):
     """
 
     algorithm = "bfs"
+    claim_once = True
 
     def __init__(self, graph: CSRGraph, config: TraversalConfig | None = None, *, offsets: str | None = None):
         super().__init__(graph, config if config is not None else DEFAULT_CONFIG, offsets=offsets)

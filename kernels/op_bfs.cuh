@@ -58,6 +58,19 @@ struct BFSOp {
         return visit_direct(c, u, v, e, L);
     }
 
+    // The one-block whole-graph driver (whole_graph.cu) decides claims in a shared-memory bitmap;
+    // the operator resets each vertex at the start and records the claim the bitmap gave it.
+    // Exact because a claim is final: the first visit of a vertex sets its hop distance.
+    static constexpr bool kClaimOnce = true;
+    __device__ __forceinline__ static void reset_vertex(const Ctx& c, vid_t v) {
+        c.distances[v] = -1;
+        c.predecessors[v] = -1;
+    }
+    __device__ __forceinline__ static void record_claim(const Ctx& c, vid_t u, vid_t v, int L) {
+        c.distances[v] = L + 1;
+        c.predecessors[v] = u;
+    }
+
     // Status-array form of the frontier (edge_mapped, pull): u belongs to frontier L. Stable while
     // level L runs: vertices claimed during it get L + 1.
     __device__ __forceinline__ static bool in_frontier(const OpArgs* __restrict__ op, vid_t u, int L) {

@@ -169,4 +169,7 @@ struct SSSPOp {
     // Not exact here: a vertex appended by u may be improved again by another vertex x in the same
     // iteration (one frontier entry), and then its edge back to u can shorten u's path.
     static constexpr bool kPruneReturnLeaf = false;
+
+    // A relaxation is not final (a later, shorter path lowers it again): no whole_graph.cu driver.
+    static constexpr bool kClaimOnce = false;
 };

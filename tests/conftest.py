@@ -30,6 +30,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _config_kernels_unless_whole_graph(request, monkeypatch):
+    """GPU tests test the configs' kernels: the whole-graph kernel, which runs every BFS of a graph
+    small enough for it whatever the config (autotune._engine.WHOLE_GRAPH), is off unless a test is
+    marked ``whole_graph`` (tests/test_whole_graph_gpu.py)."""
+    if "gpu" in request.keywords and "whole_graph" not in request.keywords:
+        import autotune._engine as E
+
+        monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
+
+
 # ---------------------------------------------------------------- graph input (test_graph_io.py)
 @pytest.fixture
 def io_write(tmp_path):

@@ -51,7 +51,8 @@ def test_technique_files_hold_no_algorithm_code(name):
     for word in ("distances", "predecessors", "dist_pred", "atomicCAS", "atomicMin", "near_stamp", "BFSOp",
                  "SSSPOp", "weights"):
         assert word not in src, f"{name}: {word!r} is algorithm code"
-    for helper in ("vertex_expand.cuh", "supports.cuh", "heavy.cu", "single_block.cu", "persistent.cu"):
+    for helper in ("vertex_expand.cuh", "supports.cuh", "heavy.cu", "single_block.cu", "persistent.cu",
+                   "whole_graph.cu", "block_scan.cuh"):
         src = _code((kernel_dir() / helper).read_text())
         for word in ("distances", "predecessors", "dist_pred", "near_stamp", "BFSOp", "SSSPOp"):
             assert word not in src, f"{helper}: {word!r} is algorithm code"
@@ -150,3 +151,22 @@ def test_wheel_ships_kernels(tmp_path):
                          cwd=tmp_path, env={"PYTHONPATH": str(dest), "PATH": "/usr/bin:/bin"},
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == str(dest / "autotune" / "kernels")
+
+
+def test_whole_graph_kernel_budget():
+    """The whole-graph BFS kernel's shared memory: a bitmap word per 32 vertices and one 16-bit id
+    per vertex; it takes graphs of at most 2**16 vertices (16-bit ids) and WHOLE_GRAPH_MAX_EDGES
+    edges whose bitmap and queue fit the device's opt-in limit beside the kernel's static arrays."""
+    import autotune._engine as E
+
+    assert E.whole_graph_smem_bytes(1) == 8
+    assert E.whole_graph_smem_bytes(1005) == 4 * 32 + 2012
+    assert E.whole_graph_smem_bytes(1 << 16) == (1 << 16) // 8 + (1 << 17)
+    h200 = 232448  # cudaDevAttrMaxSharedMemoryPerBlockOptin of an H100/H200
+    assert E.whole_graph_fits(1 << 16, 1000, h200) and not E.whole_graph_fits((1 << 16) + 1, 1000, h200)
+    assert not E.whole_graph_fits(0, 0, h200)
+    assert E.whole_graph_fits(5000, E.WHOLE_GRAPH_MAX_EDGES, h200)
+    assert not E.whole_graph_fits(5000, E.WHOLE_GRAPH_MAX_EDGES + 1, h200)
+    assert not E.whole_graph_fits(1 << 16, 1000, 100 * 1024)  # a device without the opt-in space
+    src = _code(read_source("whole_graph"))
+    assert "kClaimOnce" in src and "record_claim" in src and "extern __shared__" in src

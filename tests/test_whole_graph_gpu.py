@@ -1,0 +1,145 @@
+"""GPU tests of the whole-graph BFS kernel (kernels/whole_graph.cu): a whole traversal in one launch of
+one block, the visited bitmap and the frontier in its shared memory; exact against the CPU reference
+(scipy.sparse.csgraph) and the Graph500 BFS-tree checks on the zoo and at its size limits."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autotune.config import TraversalConfig
+from autotune.graph import from_edges
+
+from .test_engine_gpu import ZOO, _check
+
+pytestmark = [pytest.mark.gpu, pytest.mark.whole_graph]
+
+CONFIGS = [TraversalConfig(load_balance="edge_mapped", block_size=1024, duplicate_culling="hash",
+                           small_frontier="single_block", frontier_limit=512),
+           TraversalConfig(load_balance="binary_search", direction="push_pull", small_frontier="persistent",
+                           frontier_limit=8192)]
+
+
+@pytest.fixture
+def any_size(monkeypatch):
+    """No edge limit: every zoo graph of at most 65,536 vertices runs on the kernel."""
+    import autotune._engine as E
+
+    monkeypatch.setattr(E, "WHOLE_GRAPH_MAX_EDGES", 1 << 40)
+    return E
+
+
+def _sources(g, given):
+    deg = g.out_degrees(np)
+    extra = [g.n_vertices - 1, int(np.argmax(deg))]
+    if (deg == 0).any():
+        extra.append(int(np.flatnonzero(deg == 0)[0]))
+    return list(dict.fromkeys(list(given) + extra))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
+@pytest.mark.parametrize("name", [k for k, (g, _) in ZOO.items() if g.n_vertices <= 1 << 16])
+def test_zoo_exact_whole_graph(name, cfg, any_size):
+    """Every zoo graph that fits, whatever the config: one launch, every level traced on the
+    whole-graph path, exact distances, valid BFS tree, depth and edges traversed; the engine reused."""
+    from autotune.engine import BFSEngine
+
+    g, given = ZOO[name]
+    eng = BFSEngine(g, cfg)
+    assert eng.whole_graph
+    refs: dict = {}
+    for s in _sources(g, given):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        assert {lv.path for lv in res.levels} == {"whole_graph"}
+        assert int(eng.last_state["iterations"]) == 1 and int(eng.last_state["level"]) == res.depth + 1
+    res = eng.bfs(given[0])
+    _check(g, given[0], res, refs)
+
+
+def test_edge_limit_and_switch(monkeypatch):
+    """The kernel runs graphs of at most WHOLE_GRAPH_MAX_EDGES edges; "off" keeps the config's
+    kernels; SSSP (relaxations are not final) never uses it."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine, SSSPEngine
+
+    g, sources = ZOO["disconnected"]  # 410 vertices
+    assert E.whole_graph_fits(g.n_vertices, g.n_edges, 232448)
+    assert BFSEngine(g, CONFIGS[0]).whole_graph
+    monkeypatch.setattr(E, "WHOLE_GRAPH_MAX_EDGES", g.n_edges - 1)
+    assert not BFSEngine(g, CONFIGS[0]).whole_graph
+    monkeypatch.setattr(E, "WHOLE_GRAPH_MAX_EDGES", g.n_edges)
+    monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
+    eng = BFSEngine(g, CONFIGS[0])
+    assert not eng.whole_graph
+    _check(g, sources[0], eng.bfs(sources[0]), {})
+    monkeypatch.setattr(E, "WHOLE_GRAPH", "auto")
+    assert not SSSPEngine(g, TraversalConfig(algorithm="sssp")).whole_graph
+
+
+@pytest.mark.parametrize("n", [2, 3, 1 << 16])
+def test_size_limits(n, any_size):
+    """Paths of two and three vertices and of 65,536 (ids up to 2**16 - 1 in the 16-bit queue, the
+    largest bitmap, 65,535 levels, past the 48 KB shared-memory default); 65,537 do not fit."""
+    from autotune.engine import BFSEngine
+
+    a = np.arange(n - 1)
+    g = from_edges(a, a + 1, n, directed=False, name=f"path{n}", xp=np)
+    eng = BFSEngine(g, CONFIGS[0])
+    assert eng.whole_graph
+    for s in dict.fromkeys([0, n - 1, n // 2]):
+        _check(g, s, eng.bfs(s, trace=n < 1000), {})
+    if n == 1 << 16:
+        a = np.arange(n)
+        assert not BFSEngine(from_edges(a, a + 1, n + 1, directed=False, xp=np), CONFIGS[0]).whole_graph
+
+
+@pytest.mark.parametrize("zero_copy", [True, False])
+@pytest.mark.parametrize("graphs", [True, False])
+def test_copies_and_plain_launches(zero_copy, graphs, any_size, monkeypatch):
+    """The source read and the state written zero-copy or with copies, replayed as a CUDA graph or
+    launched directly: the same exact results and state."""
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(any_size, "ZERO_COPY", zero_copy)
+    monkeypatch.setattr(any_size, "USE_CUDA_GRAPHS", graphs)
+    g, sources = ZOO["directed"]
+    eng = BFSEngine(g, CONFIGS[0])
+    assert eng.whole_graph and eng.zero_copy is (zero_copy and any_size.host_memory_mapped())
+    for _ in range(2):
+        for s in sources:
+            res = eng.bfs(s)
+            _check(g, s, res, {})
+            assert eng.read_state().tobytes() == eng.last_state.tobytes()
+    assert (eng._wg_graph is not None) is graphs
+
+
+def test_int64_offsets(any_size):
+    """The module built for int64 row offsets (graphs past 2**31 edges use it; here forced)."""
+    from autotune.engine import BFSEngine
+
+    g, sources = ZOO["kron13"]
+    eng = BFSEngine(g, CONFIGS[0], offsets="int64")
+    assert eng.whole_graph and eng.eid64
+    for s in sources:
+        _check(g, s, eng.bfs(s), {})
+
+
+def test_run_outputs_follow_the_input():
+    """Through ``autotune.run`` (the default path for a small graph): exact, validated, the arrays
+    NumPy for a host graph and CuPy for a device graph."""
+    import cupy
+
+    import autotune._engine as E
+    from autotune.engine import run
+    from autotune.graph import CSRGraph
+
+    g, sources = ZOO["loops+dups"]
+    assert g.n_edges <= E.WHOLE_GRAPH_MAX_EDGES
+    res = run(g, CONFIGS[0], source=sources[1], validate=True)
+    assert isinstance(res.distances, np.ndarray) and g._cache["engine"].whole_graph
+    _check(g, sources[1], res, {})
+    ro, ci = g.device()
+    dg = CSRGraph(ro, ci, directed=True, name="loops+dups-dev")
+    res_d = run(dg, CONFIGS[0], source=sources[1])
+    assert isinstance(res_d.distances, cupy.ndarray) and isinstance(res_d.predecessors, cupy.ndarray)
+    np.testing.assert_array_equal(res_d.distances.get(), res.distances)
