@@ -596,19 +596,7 @@ class TraversalEngine:
         stream = self.stream
         g = self._wg_graph
         if g is None and self.use_graphs:
-            try:
-                with stream:
-                    stream.begin_capture(cupy.cuda.runtime.streamCaptureModeRelaxed)
-                    try:
-                        self._enqueue_whole(stream.ptr)
-                    finally:
-                        g = stream.end_capture()
-                upload = getattr(g, "upload", None)
-                if upload is not None:
-                    upload(stream)
-                self._wg_graph = g
-            except Exception as exc:  # a driver without capture of this launch: plain launches
-                self.use_graphs, self.graph_error, g = False, f"{type(exc).__name__}: {exc}", None
+            g = self._wg_graph = self._capture(self._enqueue_whole)
         if g is not None:
             g.launch(stream)
         else:
@@ -852,29 +840,18 @@ class TraversalEngine:
         cupy.cuda.runtime.memcpyAsync(self._state_host.ctypes.data, self.state.data.ptr, STATE_DTYPE.itemsize,
                                       cupy.cuda.runtime.memcpyDeviceToHost, stream_ptr)
 
-    def _graph(self, start: bool, k: int):
-        """The CUDA graph of [reset + init if *start*] + *k* launch rounds + state read-back,
-        captured once per (start, k) from the engine's stream and replayed (None when capture is
-        not possible here; the engine then launches round by round)."""
-        key = (start, k)
-        g = self._cached_graph(key)
-        if g is not None:
-            return g
-        if not self.use_graphs:
-            return None
+    def _capture(self, enqueue):
+        """Capture what ``enqueue(stream_ptr)`` launches on the engine's stream into a CUDA graph and
+        upload it; None, with graphs turned off for this engine (:attr:`graph_error` says why), when
+        this driver cannot capture those launches (the engine then launches them directly)."""
         import cupy
 
         stream = self.stream
-        t0 = time.perf_counter()
         try:
             with stream:
                 stream.begin_capture(cupy.cuda.runtime.streamCaptureModeRelaxed)
                 try:
-                    if start:
-                        self._enqueue_source(stream.ptr)
-                        self._enqueue_start(stream.ptr)
-                    self._enqueue_rounds(k)
-                    self._enqueue_state_copy(stream.ptr)
+                    enqueue(stream.ptr)
                 finally:
                     graph = stream.end_capture()
         except Exception as exc:  # a driver without capture of these launches: plain launches
@@ -887,6 +864,30 @@ class TraversalEngine:
                 upload(stream)
             except Exception:  # an upload is an optimisation only
                 pass
+        return graph
+
+    def _graph(self, start: bool, k: int):
+        """The CUDA graph of [reset + init if *start*] + *k* launch rounds + state read-back,
+        captured once per (start, k) from the engine's stream and replayed (None when capture is
+        not possible here; the engine then launches round by round)."""
+        key = (start, k)
+        g = self._cached_graph(key)
+        if g is not None:
+            return g
+        if not self.use_graphs:
+            return None
+        t0 = time.perf_counter()
+
+        def enqueue(stream_ptr: int) -> None:
+            if start:
+                self._enqueue_source(stream_ptr)
+                self._enqueue_start(stream_ptr)
+            self._enqueue_rounds(k)
+            self._enqueue_state_copy(stream_ptr)
+
+        graph = self._capture(enqueue)
+        if graph is None:
+            return None
         if start:  # what a capture costs this engine (_start_rounds weighs it)
             self._captures = self._captures[-7:] + [(time.perf_counter() - t0) * 1e6]
             self.capture_us = sum(self._captures) / len(self._captures)
