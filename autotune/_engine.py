@@ -66,8 +66,22 @@ WHOLE_GRAPH = "auto"
 #: edges and more; meshes and shallow-reach graphs gain up to 125,000 edges (0.51-0.74x), which this
 #: limit leaves to the config's kernels.
 WHOLE_GRAPH_MAX_EDGES = 48 * 1024
-#: Edges per thread per pass of the whole-graph kernel (a value of ``_kernels.WHOLE_GRAPH_EPT``).
+#: Steps of 32 edges a warp of the whole-graph kernel unrolls (a value of ``_kernels.WHOLE_GRAPH_EPT``).
 WHOLE_GRAPH_EPT = 1
+#: Let the whole-graph kernel run pull (bottom-up) levels: GAP's rule, push -> pull when the
+#: frontier's out-edges exceed the unexplored edges / WHOLE_GRAPH_ALPHA and the frontier holds at
+#: least n / WHOLE_GRAPH_BETA vertices, back when it shrinks below that (Beamer et al., SC'12; GAP's
+#: alpha and beta). Off by default: measured on an H200 against push levels only, same run and
+#: sources (notebooks/figures/whole_graph_v2_h200.jsonl), pull levels took dense small graphs to
+#: 0.66-0.79x (email-Eu-core, CollegeMsg, the two bitcoin graphs, a directed Kronecker graph) but made
+#: CA-GrQc (many components) 1.5x, a 100 x 100 grid 1.4x and p2p-Gnutella04 1.13x slower, so no fixed
+#: rule is safe yet; True turns them on for every graph that takes the kernel.
+WHOLE_GRAPH_PULL = False
+WHOLE_GRAPH_ALPHA = 15
+WHOLE_GRAPH_BETA = 18
+#: Copy the graph's CSR into the kernel's shared memory where it fits beside the bitmaps and the
+#: queue (``"auto"``), so no level waits on a global load; ``"off"``: levels read it from global memory.
+WHOLE_GRAPH_STAGE = "auto"
 #: Threads of its one block.
 WHOLE_GRAPH_THREADS = 1024
 #: Read the source and write the state back zero-copy (pinned host memory mapped into the device's
@@ -169,10 +183,10 @@ AT_OFF = np.iinfo(np.int32).max
 #: Entries of the pull levels' hub-vertex cache in shared memory (Enterprise §4.3).
 HUB_CACHE_ENTRIES = 1024
 
-PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT, PATH_WHOLE_GRAPH = 0, 1, 2, 3, 4
+PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT, PATH_WHOLE_GRAPH, PATH_WHOLE_GRAPH_PULL = 0, 1, 2, 3, 4, 5
 _PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_block"),
                PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent"),
-               PATH_WHOLE_GRAPH: ("push", "whole_graph")}
+               PATH_WHOLE_GRAPH: ("push", "whole_graph"), PATH_WHOLE_GRAPH_PULL: ("pull", "whole_graph")}
 SB_THREADS = 1024
 SB_EDGE_FACTOR = 16
 #: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
@@ -220,22 +234,32 @@ def _free_device_bytes() -> int:
     return int(free) + int(cupy.get_default_memory_pool().free_bytes())
 
 
-def whole_graph_smem_bytes(n_vertices: int) -> int:
-    """Dynamic shared memory (bytes) of the whole-graph kernel for *n_vertices*: the visited bitmap
-    (one bit per vertex, 32-bit words) and one queue of 16-bit vertex ids (``kernels/whole_graph.cu``)."""
-    words = (int(n_vertices) + 31) // 32
-    return 4 * words + 4 * ((2 * int(n_vertices) + 3) // 4)
+def whole_graph_smem_bytes(n_vertices: int, n_edges: int = 0, pull: bool = False, staged: bool = False) -> int:
+    """Dynamic shared memory (bytes) of the whole-graph kernel (``kernels/whole_graph.cu``): the
+    visited bitmap (one bit per vertex), with *pull* levels a frontier bitmap too, one queue of 16-bit
+    vertex ids, and with *staged* the CSR copied in (n + 1 32-bit row offsets, *n_edges* 16-bit column
+    ids); each part rounded up to 16 bytes."""
+    n, m = int(n_vertices), int(n_edges)
+
+    def r4(words: int) -> int:
+        return (words + 3) // 4 * 4
+
+    words = r4((n + 31) // 32) * (2 if pull else 1) + r4((n + 1) // 2)
+    if staged:
+        words += r4(n + 1) + r4((m + 1) // 2)
+    return 4 * words
 
 
 def whole_graph_fits(n_vertices: int, n_edges: int, smem_optin: int, static_smem: int = 20 * 1024) -> bool:
     """Whether a BFS of this graph runs in one launch of the whole-graph kernel: vertex ids below
-    2**16 (its queue holds 16-bit ids), at most :data:`WHOLE_GRAPH_MAX_EDGES` edges, and the bitmap
-    and queue (:func:`whole_graph_smem_bytes`) plus the kernel's static shared memory
-    (*static_smem* bytes) within the device's per-block opt-in limit (*smem_optin* bytes; 232,448
-    on an H100/H200, so up to 65,536 vertices)."""
+    2**16 (its queue holds 16-bit ids), at most :data:`WHOLE_GRAPH_MAX_EDGES` edges, and the bitmaps
+    and queue (:func:`whole_graph_smem_bytes`, with pull levels when :data:`WHOLE_GRAPH_PULL`) plus
+    the kernel's static shared memory (*static_smem* bytes) within the device's per-block opt-in limit
+    (*smem_optin* bytes; 232,448 on an H100/H200, so up to 65,536 vertices). Whether the CSR is
+    staged in shared memory too is the engine's choice beside it (:data:`WHOLE_GRAPH_STAGE`)."""
     n = int(n_vertices)
     return (0 < n <= 1 << 16 and int(n_edges) <= WHOLE_GRAPH_MAX_EDGES
-            and whole_graph_smem_bytes(n) + int(static_smem) <= int(smem_optin))
+            and whole_graph_smem_bytes(n, pull=WHOLE_GRAPH_PULL) + int(static_smem) <= int(smem_optin))
 
 
 def check_device_memory(needed_bytes: int, what: str) -> None:
@@ -558,7 +582,7 @@ class TraversalEngine:
         bitmap and the frontier in its shared memory; ``kernels/whole_graph.cu``) and prepare it:
         operators whose claims are final (:attr:`claim_once`), :data:`WHOLE_GRAPH` ``"auto"``, and a
         graph that fits (:func:`whole_graph_fits`)."""
-        self.whole_graph = False
+        self.whole_graph = self.whole_graph_staged = False
         self._wg_graph = None
         if not self.claim_once or WHOLE_GRAPH != "auto":
             return
@@ -566,17 +590,42 @@ class TraversalEngine:
         optin = int(self.props.get("shared_mem_per_block_optin", 0) or 0)
         if not whole_graph_fits(n, m, optin):
             return
-        k = get_kernel("whole_graph", f"whole_graph_levels<{WHOLE_GRAPH_EPT}, {OPERATORS[self.algorithm]}>",
-                       self.algorithm, self.eid64)
-        smem = whole_graph_smem_bytes(n)
-        if smem + int(k.shared_size_bytes) > optin:  # the kernel's static shared memory beside it
+        import cupy
+
+        pull = bool(WHOLE_GRAPH_PULL)
+        staged = False
+        for staged in ((True, False) if WHOLE_GRAPH_STAGE == "auto" else (False,)):
+            k = get_kernel("whole_graph",
+                           f"whole_graph_levels<{WHOLE_GRAPH_EPT}, {str(staged).lower()}, {OPERATORS[self.algorithm]}>",
+                           self.algorithm, self.eid64)
+            smem = whole_graph_smem_bytes(n, m, pull=pull, staged=staged)
+            if smem + int(k.shared_size_bytes) <= optin:  # the kernel's static shared memory beside it
+                break
+        else:
             return
-        if smem > 48 * 1024:  # past 48 KB a kernel opts in (cudaFuncAttributeMaxDynamicSharedMemorySize)
-            k.max_dynamic_shared_size_bytes = smem
-        host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else np.uintp(0)
-        self._wg_kernel, self._wg_smem = k, smem
-        self._wg_args = (self.row_offsets, self.column_indices, self.op_args, self.source_slot, self.state,
-                         host_state, self.params, self.level_sizes, self.level_info, self.level_time)
+        if smem + int(k.shared_size_bytes) > 48 * 1024:  # past 48 KB in all a kernel opts in
+            k.max_dynamic_shared_size_bytes = smem       # (cudaFuncAttributeMaxDynamicSharedMemorySize)
+        null = np.uintp(0)
+        columns16 = null
+        if staged:  # the column ids as 16-bit, padded to whole 16-byte words (the kernel copies those)
+            self._wg_columns16 = cupy.zeros(((m + 1) // 2 + 3) // 4 * 8, dtype=cupy.uint16)
+            self._wg_columns16[:m] = self.column_indices
+            columns16 = self._wg_columns16
+        pull_offsets = pull_indices = null
+        if pull:  # in-edges: the graph's own CSR when undirected (the kernel then reads the staged copy)
+            if not self.graph.directed:
+                pull_offsets, pull_indices = self.row_offsets, self.column_indices
+            elif self.pull_offsets is not self.row_offsets:
+                pull_offsets, pull_indices = self.pull_offsets, self.pull_indices
+            else:
+                po, pi = transpose_csr(self.graph)
+                pull_offsets, pull_indices = po.astype(self.row_offsets.dtype, copy=False), pi
+            self._wg_pull = (pull_offsets, pull_indices)
+        host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else null
+        self._wg_kernel, self._wg_smem, self.whole_graph_staged = k, smem, staged
+        self._wg_args = (self.row_offsets, self.column_indices, columns16, pull_offsets, pull_indices,
+                         np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA), self.op_args, self.source_slot,
+                         self.state, host_state, self.params, self.level_sizes, self.level_info, self.level_time)
         self.whole_graph = True
 
     def _enqueue_whole(self, stream_ptr: int) -> None:

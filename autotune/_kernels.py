@@ -64,7 +64,7 @@ def _per_op(fmt: str, **ranges) -> dict:
 
 
 _WP = ("false", "true")
-#: Edges per thread per pass of the whole-graph kernel (``kernels/whole_graph.cu``) built.
+#: Steps of 32 edges a warp of the whole-graph kernel (``kernels/whole_graph.cu``) unrolls, built.
 WHOLE_GRAPH_EPT = (1, 4)
 #: Block size of the multi-GPU BFS kernels (``kernels/distributed.cu``).
 DISTRIBUTED_BLOCK = 256
@@ -84,9 +84,11 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     "heavy": KernelSource("heavy", "heavy.cu", _per_op("heavy_vertices<{b}, {op}>", b=BLOCK_SIZES)),
     "single_block": KernelSource("single_block", "single_block.cu", _per_op("single_block_levels<{p}, {op}>", p=_WP)),
     # a whole BFS in one launch of one block, for graphs whose visited bitmap and frontier fit in its
-    # shared memory (claim-once operators only: BFS); 1 or 4 edges per thread per pass
+    # shared memory (claim-once operators only: BFS); 1 or 4 steps of 32 edges a warp unrolls, the CSR
+    # read from global memory or staged in shared memory
     "whole_graph": KernelSource("whole_graph", "whole_graph.cu",
-                                {"bfs": tuple(f"whole_graph_levels<{e}, BFSOp>" for e in WHOLE_GRAPH_EPT)}),
+                                {"bfs": tuple(f"whole_graph_levels<{e}, {st}, BFSOp>"
+                                              for e in WHOLE_GRAPH_EPT for st in _WP)}),
     # (and in its block-balanced form for graphs with hubs; SSSP also in its in-place-expansion form,
     # TraversalConfig.inline_degree)
     "persistent": KernelSource("persistent", "persistent.cu",

@@ -12,27 +12,39 @@
 // Liu & Huang, "Enterprise: Breadth-First Graph Traversal on GPUs" (SC'15), section 2 (Table 2:
 // which BFS structure lives in which level of the memory hierarchy): the status array belongs in the
 // fastest memory that holds it. Here it is a bitmap in shared memory (n / 8 bytes), so a claim is a
-// shared-memory atomicOr instead of a global atomicCAS at the L2 (one SM issues those at a limited
-// rate and waits ~0.5 us for each), and the frontier queues are 16-bit vertex ids in shared memory
-// too: ONE array of n entries holds both, the current frontier filling it from one end and the
-// next from the other (the two are disjoint sets of vertices, so they never overlap). Shared memory
-// used: n / 8 + 2 n bytes (vertex ids below 2^16), i.e. up to 65,536 vertices in 136 KB of the
-// 227 KB a block may opt in to on an H100/H200 (the engine checks the device's limit).
+// shared-memory atomicOr instead of a global atomicCAS at the L2, and the frontier queues are 16-bit
+// vertex ids in shared memory too: ONE array of n entries holds both, the current frontier filling it
+// from one end and the next from the other (the two are disjoint sets of vertices, so they never
+// overlap). Where the graph itself fits beside them (kStaged), the block first copies the CSR into
+// shared memory too (row offsets as 32-bit, column indices as 16-bit ids: 4 (n + 1) + 2 m bytes), so
+// no level waits on a global load. Shared memory: n / 8 + 2 n bytes (+ n / 8 for pull levels, + the
+// staged CSR), i.e. up to 65,536 vertices within the 227 KB a block may opt in to on an H100/H200
+// (the engine checks the device's limit and sizes it: autotune/_engine.py, whole_graph_layout).
 //
-// Edges are mapped as in single_block.cu (the scan-based mapping of Busato & Bombieri, "Efficient
-// load balancing techniques for graph traversal applications on GPUs", section 3.2: a block-wide
-// prefix-sum of the frontier's out-degrees, then each thread finds its edge's vertex by binary
-// search), EPT edges per thread per pass, their loads issued back to back. The operator only
-// records a claim the bitmap decided (Op::record_claim): exact for claim-once operators
-// (Op::kClaimOnce; BFS), where the first claim of a vertex is its final value; the advance here
-// holds no algorithm code. What bounds it: one SM's rate of shared-memory and L1 accesses on levels
-// of many edges (the engine runs larger graphs on the multi-block kernels), ~1 us per level of
-// barriers and dependent loads otherwise.
+// Push levels map edges by the scan-based mapping of Busato & Bombieri, "Efficient load balancing
+// techniques for graph traversal applications on GPUs", section 3.2: a block-wide prefix-sum of up
+// to 1024 frontier vertices' out-degrees, then every edge's vertex is found by search in it. A warp
+// takes one contiguous share of the round's edges, each lane searches once per round and then
+// follows its rows forward (a gallop: one shared read while it stays in a row), and EPT strided steps
+// are unrolled so their column loads are in flight together. A frontier of at most 32 vertices skips
+// the block scan: every warp scans it in registers (shuffles) and searches it by shuffles, so such a
+// level costs one barrier.
+//
+// Pull levels: Beamer, Asanovic & Patterson, "Direction-Optimizing Breadth-First Search" (SC'12),
+// sections 3-4: once the frontier's out-edges outnumber the unexplored edges / alpha (and the frontier
+// holds at least n / beta vertices), every unvisited vertex looks for a parent among its in-neighbours
+// (stopping at the first one in the frontier, a bitmap built from the queue), until the frontier
+// shrinks below n / beta (GAP's rule and its alpha = 15, beta = 18). The operator only records a claim the bitmap decided (Op::record_claim): exact for
+// claim-once operators (Op::kClaimOnce; BFS), where the first claim of a vertex is its final value;
+// the advance here holds no algorithm code. What bounds it: ~0.5-1 us per level of barriers and
+// dependent shared-memory reads, and on levels of many edges one SM's issue rate (the engine runs
+// larger graphs on the multi-block kernels).
 #include "traversal.cuh"
 #include "block_scan.cuh"
 
 #define AT_WG_THREADS 1024
-#define AT_PATH_WHOLE_GRAPH 4  // level_info path code (autotune/_engine.py _PATH_NAMES)
+#define AT_PATH_WHOLE_GRAPH 4       // level_info path codes (autotune/_engine.py _PATH_NAMES): push levels
+#define AT_PATH_WHOLE_GRAPH_PULL 5  // pull levels
 
 // Frontier queue access: one array of n 16-bit ids; level L reads from one end, appends to the other.
 __device__ __forceinline__ int at_wg_get(const unsigned short* q, int n, int L, int i) {
@@ -43,104 +55,315 @@ __device__ __forceinline__ void at_wg_put(unsigned short* q, int n, int L, int p
     else q[n - 1 - pos] = (unsigned short)v;
 }
 
-template <int EPT, class Op>
+// Last index i >= j in [0, n) with a[i] <= key, given a[j] <= key (a non-decreasing): gallop forward
+// from j, then binary search the last gap; one read when key is still in row j.
+__device__ __forceinline__ int at_wg_advance(const eid_t* a, int n, int j, eid_t key) {
+    int lo = j, step = 1;
+    while (lo + step < n && a[lo + step] <= key) {
+        lo += step;
+        step <<= 1;
+    }
+    int hi = min(lo + step, n);
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (a[mid] <= key) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// The CSR a level reads: the staged copy in shared memory (kStaged) or the global arrays.
+template <bool kStaged> struct WGCsr;
+template <> struct WGCsr<true> {
+    const unsigned* off;
+    const unsigned short* col;
+    __device__ __forceinline__ eid_t row(vid_t u) const { return (eid_t)off[u]; }
+    __device__ __forceinline__ vid_t at(eid_t e) const { return (vid_t)col[e]; }
+};
+template <> struct WGCsr<false> {
+    const eid_t* off;
+    const vid_t* col;
+    __device__ __forceinline__ eid_t row(vid_t u) const { return __ldg(off + u); }
+    __device__ __forceinline__ vid_t at(eid_t e) const { return __ldg(col + e); }
+};
+
+__device__ __forceinline__ bool at_wg_bit(const unsigned* bits, int v) { return (bits[v >> 5] >> (v & 31)) & 1u; }
+
+// Claim v (unvisited in the bitmap when read) for parent u at level L: the bitmap decides, the
+// operator records. Returns whether this thread claimed it.
+template <class Op>
+__device__ __forceinline__ bool at_wg_claim(unsigned* bits, const typename Op::Ctx& octx, vid_t u, vid_t v, int L) {
+    unsigned* const w = bits + (v >> 5);
+    const unsigned bit = 1u << (v & 31);
+    if ((*(volatile unsigned*)w & bit) != 0u) return false;
+    if ((atomicOr(w, bit) & bit) != 0u) return false;
+    Op::record_claim(octx, u, v, L);
+    return true;
+}
+
+// Append the claimed ids of EPT ballots of this warp to the next frontier (one shared atomicAdd) and
+// add their out-degrees to the next frontier's edge count (pull levels' rule needs it).
+template <int EPT, bool kStaged>
+__device__ __forceinline__ void at_wg_append(const bool (&claim)[EPT], const vid_t (&v)[EPT], unsigned short* q, int n,
+                                             int L, int* next_ctr, long long* scout_ctr, const WGCsr<kStaged>& g,
+                                             bool count_scout) {
+    unsigned ballot[EPT];
+    int count = 0;
+    long long deg = 0;
+#pragma unroll
+    for (int k = 0; k < EPT; ++k) {
+        ballot[k] = __ballot_sync(AT_FULL_MASK, claim[k]);
+        count += __popc(ballot[k]);
+        if (count_scout && claim[k]) deg += (long long)(g.row(v[k] + 1) - g.row(v[k]));
+    }
+    if (count == 0) return;  // warp-uniform
+    const unsigned lane = at_lane_id();
+    if (count_scout) {
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) deg += __shfl_down_sync(AT_FULL_MASK, deg, o);
+    }
+    int pos = 0;
+    if (lane == 0) {
+        pos = atomicAdd(next_ctr, count);
+        if (count_scout) atomicAdd(reinterpret_cast<unsigned long long*>(scout_ctr), (unsigned long long)deg);
+    }
+    pos = __shfl_sync(AT_FULL_MASK, pos, 0);
+#pragma unroll
+    for (int k = 0; k < EPT; ++k) {
+        if (claim[k]) at_wg_put(q, n, L, pos + __popc(ballot[k] & at_lanemask_lt()), v[k]);
+        pos += __popc(ballot[k]);
+    }
+}
+
+// Dynamic shared memory, in 32-bit words, each part a multiple of 4 words (16 bytes): the visited
+// bitmap, the frontier bitmap (pull levels only), the queue of n 16-bit ids, then when staged the
+// n + 1 row offsets and the m 16-bit column ids. autotune/_engine.py (whole_graph_layout) mirrors it.
+__device__ __forceinline__ int at_wg_round4(int x) { return (x + 3) & ~3; }
+
+template <int EPT, bool kStaged, class Op>
 __global__ void __launch_bounds__(AT_WG_THREADS, 1)
 whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
+                   const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
+                   const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta,
                    const OpArgs* __restrict__ op, const vid_t* __restrict__ source_slot, BFSState* st,
                    BFSState* host_state, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info,
                    u64* level_time) {
     static_assert(Op::kClaimOnce, "whole_graph_levels decides claims in a shared bitmap: claim-once operators only");
-    extern __shared__ unsigned s_dyn[];
+    extern __shared__ uint4 s_dyn4[];
     __shared__ eid_t s_prefix[AT_WG_THREADS];  // exclusive degree prefix of this round's vertices
     __shared__ eid_t s_beg[AT_WG_THREADS];     // their row starts
     __shared__ vid_t s_u[AT_WG_THREADS];       // their ids
     __shared__ eid_t s_warp[33];
-    __shared__ int s_next[3];  // appends of level L: s_next[L % 3]
+    __shared__ int s_next[3];          // appends of level L: s_next[L % 3]
+    __shared__ long long s_scout[3];   // out-degrees of level L's appends: s_scout[L % 3]
     const int n = prm->n_vertices;
-    const int words = (n + 31) >> 5;
-    unsigned* const s_bits = s_dyn;                                             // visited bitmap
-    unsigned short* const s_q = reinterpret_cast<unsigned short*>(s_dyn + words);  // n entries
+    const long long m = prm->n_edges;
+    const bool can_pull = pull_offsets != nullptr;
+    const int wbits = at_wg_round4((n + 31) >> 5);
+    unsigned* const s_bits = reinterpret_cast<unsigned*>(s_dyn4);  // visited
+    unsigned* const s_fbits = s_bits + wbits;                        // frontier (pull levels)
+    unsigned short* const s_q = reinterpret_cast<unsigned short*>(s_fbits + (can_pull ? wbits : 0));
+    unsigned* const s_off = reinterpret_cast<unsigned*>(s_q) + at_wg_round4((n + 1) >> 1);
+    unsigned short* const s_col = reinterpret_cast<unsigned short*>(s_off + at_wg_round4(n + 1));
     const int tid = (int)threadIdx.x;
-    const unsigned lane = at_lane_id();
+    const int lane = (int)at_lane_id();
     const typename Op::Ctx octx = Op::context(op);
 
+    // the source: a zero-copy read across the bus, issued first so it is in flight during the reset
+    const vid_t source = tid == 0 ? *(const volatile vid_t*)source_slot : 0;
+    WGCsr<kStaged> g;
+    if constexpr (kStaged) {  // the CSR into shared memory, beside the reset
+        for (int i = tid; i <= n; i += AT_WG_THREADS) s_off[i] = (unsigned)row_offsets[i];
+        const int c4 = at_wg_round4((int)((m + 1) >> 1)) >> 2;
+        uint4* const s_col4 = reinterpret_cast<uint4*>(s_col);
+        for (int i = tid; i < c4; i += AT_WG_THREADS) s_col4[i] = __ldg(columns16 + i);
+        g = WGCsr<true>{s_off, s_col};
+    } else {
+        g = WGCsr<false>{row_offsets, column_indices};
+    }
+    // pull levels read in-edges: the staged CSR when they are the same arrays (undirected graphs)
+    const bool pull_staged = kStaged && pull_offsets == row_offsets;
     for (int i = tid; i < n; i += AT_WG_THREADS) Op::reset_vertex(octx, i);
-    for (int i = tid; i < words; i += AT_WG_THREADS) s_bits[i] = 0u;
+    for (int i = tid; i < wbits; i += AT_WG_THREADS) s_bits[i] = 0u;
     __syncthreads();  // the resets (this block's own writes) before the source's state
     if (tid == 0) {
-        const vid_t source = *(const volatile vid_t*)source_slot;
         Op::init_source(op, source);
         s_bits[source >> 5] = 1u << (source & 31);
         s_q[0] = (unsigned short)source;
         s_next[0] = 0;
+        s_scout[0] = 0;
         level_time[0] = at_globaltimer();
     }
     __syncthreads();
 
     int L = 0, fsize = 1;
+    bool pulling = false;
     long long explored = 0;
+    // the frontier's out-edges, the same in every thread (only thread 0 read the source: take it from the queue)
+    long long scout = can_pull ? (long long)(g.row((vid_t)s_q[0] + 1) - g.row((vid_t)s_q[0])) : 0;
+    long long unexplored = m;  // out-edges not explored by push levels yet (GAP's edges_to_check)
     while (true) {
         int* const next_ctr = &s_next[L % 3];
-        // the next level's counter: last read at the end of level L - 2, before level L - 1's barriers
+        long long* const scout_ctr = &s_scout[L % 3];
+        // the next level's counters: last read at the end of level L - 2, before level L - 1's barriers
         // (level L - 1's, read now by the slower threads, is the third)
-        if (tid == 0) s_next[(L + 1) % 3] = 0;
-        for (int base = 0; base < fsize; base += AT_WG_THREADS) {  // block-uniform rounds
-            const int i = base + tid;
+        if (tid == 0) {
+            s_next[(L + 1) % 3] = 0;
+            s_scout[(L + 1) % 3] = 0;
+        }
+        if (can_pull && !pulling) {
+            // GAP's rule (bfs.cc, DOBFS): push -> pull on many frontier edges; here also only on a frontier
+            // of at least n / beta vertices (the size below which pull levels end): a pull level visits
+            // every vertex (n / 1024 rounds of the block) and scans the in-edges of the unreachable ones
+            // each time, which a small frontier's push level does not pay (meshes' last levels, graphs of
+            // many components)
+            pulling = scout > unexplored / pull_alpha && (long long)fsize * pull_beta >= (long long)n;
+            if (!pulling) unexplored -= scout;  // as GAP: only push levels count explored edges
+        }
+        if (pulling) {
+            // the frontier as a bitmap, from the queue
+            for (int i = tid; i < wbits; i += AT_WG_THREADS) s_fbits[i] = 0u;
+            __syncthreads();
+            for (int i = tid; i < fsize; i += AT_WG_THREADS) {
+                const int u = at_wg_get(s_q, n, L, i);
+                atomicOr(s_fbits + (u >> 5), 1u << (u & 31));
+            }
+            __syncthreads();
+            for (int base = 0; base < n; base += AT_WG_THREADS) {  // block-uniform: every vertex once
+                const int v = base + tid;
+                bool claim[1] = {false};
+                vid_t vv[1] = {v};
+                if (v < n && !at_wg_bit(s_bits, v)) {
+                    eid_t e, end;
+                    if (pull_staged) { e = g.row(v); end = g.row(v + 1); }
+                    else { e = __ldg(pull_offsets + v); end = __ldg(pull_offsets + v + 1); }
+                    for (; e < end; ++e) {
+                        const vid_t u = pull_staged ? g.at(e) : __ldg(pull_indices + e);
+                        if (at_wg_bit(s_fbits, u)) {
+                            atomicOr(s_bits + (v >> 5), 1u << (v & 31));  // only this thread claims v
+                            Op::record_claim(octx, u, v, L);
+                            claim[0] = true;
+                            break;
+                        }
+                    }
+                }
+                at_wg_append<1, kStaged>(claim, vv, s_q, n, L, next_ctr, scout_ctr, g, false);
+            }
+            __syncthreads();  // (the state's explored count covers push levels' edges)
+        } else if (fsize <= 32) {
+            // every warp scans the (at most 32) frontier vertices in registers: no block barrier
             int deg = 0;
             eid_t beg = 0;
             vid_t u = -1;
-            if (i < fsize) {
-                u = at_wg_get(s_q, n, L, i);
-                beg = row_offsets[u];
-                deg = (int)(row_offsets[u + 1] - beg);
+            if (lane < fsize) {
+                u = at_wg_get(s_q, n, L, lane);
+                beg = g.row(u);
+                deg = (int)(g.row(u + 1) - beg);
             }
-            eid_t total;
-            const eid_t excl = at_block_exclusive_scan(deg, total, s_warp);
-            s_prefix[tid] = excl;
-            s_beg[tid] = beg;
-            s_u[tid] = u;
-            __syncthreads();
-            const int nv = min(AT_WG_THREADS, fsize - base);
-            for (eid_t e0 = 0; e0 < total; e0 += (eid_t)EPT * AT_WG_THREADS) {  // block-uniform passes
-                int j[EPT];
-                vid_t v[EPT];
+            int incl = deg;
+#pragma unroll
+            for (int o = 1; o < 32; o <<= 1) {
+                const int y = __shfl_up_sync(AT_FULL_MASK, incl, o);
+                if (lane >= o) incl += y;
+            }
+            const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
+            const int excl = incl - deg;
+            const int per_warp = (total + AT_WG_THREADS - 1) / AT_WG_THREADS * 32;
+            const int wb = (tid >> 5) * per_warp;
+            const int we = min(wb + per_warp, total);
+            for (int e0 = wb; e0 < we; e0 += EPT * 32) {  // warp-uniform steps
                 bool claim[EPT];
+                vid_t v[EPT];
 #pragma unroll
                 for (int k = 0; k < EPT; ++k) {
-                    const eid_t e = e0 + (eid_t)k * AT_WG_THREADS + tid;
-                    j[k] = e < total ? at_sb_last_le(s_prefix, nv, e) : -1;
-                }
+                    const int e = e0 + k * 32 + lane;
+                    // the lane j with excl_j <= e < excl_j + deg_j: last j with excl_j <= e, by shuffles
+                    int j = 0;
 #pragma unroll
-                for (int k = 0; k < EPT; ++k) {
-                    const eid_t e = e0 + (eid_t)k * AT_WG_THREADS + tid;
-                    v[k] = j[k] >= 0 ? __ldg(column_indices + s_beg[j[k]] + (e - s_prefix[j[k]])) : -1;
-                }
-#pragma unroll
-                for (int k = 0; k < EPT; ++k) {
+                    for (int step = 16; step > 0; step >>= 1) {
+                        const int x = __shfl_sync(AT_FULL_MASK, excl, j + step);
+                        if (j + step < fsize && x <= e) j += step;
+                    }
+                    const eid_t bj = __shfl_sync(AT_FULL_MASK, beg, j);
+                    const int ej = __shfl_sync(AT_FULL_MASK, excl, j);
+                    const vid_t uj = __shfl_sync(AT_FULL_MASK, u, j);
                     claim[k] = false;
-                    if (v[k] >= 0) {
-                        unsigned* const w = s_bits + (v[k] >> 5);
-                        const unsigned bit = 1u << (v[k] & 31);
-                        if ((*(volatile unsigned*)w & bit) == 0u) claim[k] = (atomicOr(w, bit) & bit) == 0u;
-                        if (claim[k]) Op::record_claim(octx, s_u[j[k]], v[k], L);
+                    v[k] = -1;
+                    if (e < we) {
+                        v[k] = g.at(bj + (eid_t)(e - ej));
+                        claim[k] = at_wg_claim<Op>(s_bits, octx, uj, v[k], L);
                     }
                 }
-#pragma unroll
-                for (int k = 0; k < EPT; ++k) {
-                    const unsigned ballot = __ballot_sync(AT_FULL_MASK, claim[k]);
-                    if (ballot != 0u) {
-                        int pos = 0;
-                        if (lane == 0) pos = atomicAdd(next_ctr, __popc(ballot));
-                        pos = __shfl_sync(AT_FULL_MASK, pos, 0) + __popc(ballot & at_lanemask_lt());
-                        if (claim[k]) at_wg_put(s_q, n, L, pos, v[k]);
-                    }
-                }
+                at_wg_append<EPT, kStaged>(claim, v, s_q, n, L, next_ctr, scout_ctr, g, can_pull);
             }
             explored += total;
-            __syncthreads();  // the round's shared arrays are rewritten by the next round; appends done
+            __syncthreads();  // the level's claims and appends before the next level reads them
+        } else {
+            for (int base = 0; base < fsize; base += AT_WG_THREADS) {  // block-uniform rounds
+                const int i = base + tid;
+                int deg = 0;
+                eid_t beg = 0;
+                vid_t u = -1;
+                if (i < fsize) {
+                    u = at_wg_get(s_q, n, L, i);
+                    beg = g.row(u);
+                    deg = (int)(g.row(u + 1) - beg);
+                }
+                eid_t total;
+                const eid_t excl = at_block_exclusive_scan(deg, total, s_warp);
+                s_prefix[tid] = excl;
+                s_beg[tid] = beg;
+                s_u[tid] = u;
+                __syncthreads();
+                const int nv = min(AT_WG_THREADS, fsize - base);
+                // Each warp takes one contiguous range of the round's edges (a multiple of 32, the last
+                // shorter), its lanes striding it 32 edges at a time; each lane finds its edge's vertex
+                // by ONE binary search per round, then follows it forward with a galloping step.
+                const eid_t per_warp = (total + AT_WG_THREADS - 1) / AT_WG_THREADS * 32;
+                const eid_t wb = (eid_t)(tid >> 5) * per_warp;
+                const eid_t we = min(wb + per_warp, total);
+                int j = -1;  // this lane's row (index into the round's arrays) of its last edge
+                for (eid_t e0 = wb; e0 < we; e0 += (eid_t)EPT * 32) {  // warp-uniform steps
+                    int jk[EPT];
+                    vid_t v[EPT];
+                    bool claim[EPT];
+#pragma unroll
+                    for (int k = 0; k < EPT; ++k) {
+                        const eid_t e = e0 + (eid_t)(k * 32 + lane);
+                        jk[k] = -1;
+                        if (e < we) {
+                            j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_wg_advance(s_prefix, nv, j, e);
+                            jk[k] = j;
+                        }
+                    }
+#pragma unroll
+                    for (int k = 0; k < EPT; ++k) {
+                        const eid_t e = e0 + (eid_t)(k * 32 + lane);
+                        v[k] = jk[k] >= 0 ? g.at(s_beg[jk[k]] + (e - s_prefix[jk[k]])) : -1;
+                    }
+#pragma unroll
+                    for (int k = 0; k < EPT; ++k)
+                        claim[k] = v[k] >= 0 && at_wg_claim<Op>(s_bits, octx, s_u[jk[k]], v[k], L);
+                    at_wg_append<EPT, kStaged>(claim, v, s_q, n, L, next_ctr, scout_ctr, g, can_pull);
+                }
+                explored += total;
+                __syncthreads();  // the round's shared arrays are rewritten by the next round; appends done
+            }
         }
-        if (tid == 0) at_trace_level(prm, L, fsize, AT_PATH_WHOLE_GRAPH, level_sizes, level_info, level_time);
-        fsize = *(volatile int*)next_ctr;
+        if (tid == 0)
+            at_trace_level(prm, L, fsize, pulling ? AT_PATH_WHOLE_GRAPH_PULL : AT_PATH_WHOLE_GRAPH, level_sizes,
+                           level_info, level_time);
+        const int next = *(volatile int*)next_ctr;
+        if (can_pull) {
+            if (!pulling) {
+                scout = *(volatile long long*)scout_ctr;
+            } else if (next < fsize && (long long)next * pull_beta < (long long)n) {
+                // GAP: stay bottom-up while the frontier grows or holds more than n / beta vertices;
+                // then at least one push level (its scout count restarts at 1)
+                pulling = false;
+                scout = 1;
+            }
+        }
+        fsize = next;
         ++L;
         if (fsize == 0) break;  // uniform: every thread read the same count after the barrier
     }

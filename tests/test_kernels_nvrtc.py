@@ -154,14 +154,20 @@ def test_wheel_ships_kernels(tmp_path):
 
 
 def test_whole_graph_kernel_budget():
-    """The whole-graph BFS kernel's shared memory: a bitmap word per 32 vertices and one 16-bit id
-    per vertex; it takes graphs of at most 2**16 vertices (16-bit ids) and WHOLE_GRAPH_MAX_EDGES
-    edges whose bitmap and queue fit the device's opt-in limit beside the kernel's static arrays."""
+    """The whole-graph BFS kernel's shared memory, each part rounded to 16 bytes: a bitmap word per 32
+    vertices (two bitmaps with pull levels), one 16-bit id per vertex, and staged the CSR (32-bit
+    offsets, 16-bit column ids); it takes graphs of at most 2**16 vertices (16-bit ids) and
+    WHOLE_GRAPH_MAX_EDGES edges whose bitmaps and queue fit the device's opt-in limit beside the
+    kernel's static arrays."""
     import autotune._engine as E
 
-    assert E.whole_graph_smem_bytes(1) == 8
-    assert E.whole_graph_smem_bytes(1005) == 4 * 32 + 2012
+    assert E.whole_graph_smem_bytes(1) == 16 + 16
+    assert E.whole_graph_smem_bytes(1005) == 4 * 32 + 4 * 504
+    assert E.whole_graph_smem_bytes(1005, pull=True) == 4 * 64 + 4 * 504
+    # email-Eu-core staged: + 1,006 offsets (1,008 words) + 24,929 16-bit ids (12,465 -> 12,468 words)
+    assert E.whole_graph_smem_bytes(1005, 24929, pull=True, staged=True) == 4 * (64 + 504 + 1008 + 12468)
     assert E.whole_graph_smem_bytes(1 << 16) == (1 << 16) // 8 + (1 << 17)
+    assert E.whole_graph_smem_bytes(1 << 16, pull=True) == (1 << 16) // 4 + (1 << 17)
     h200 = 232448  # cudaDevAttrMaxSharedMemoryPerBlockOptin of an H100/H200
     assert E.whole_graph_fits(1 << 16, 1000, h200) and not E.whole_graph_fits((1 << 16) + 1, 1000, h200)
     assert not E.whole_graph_fits(0, 0, h200)

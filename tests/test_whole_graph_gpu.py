@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from autotune._kernels import WHOLE_GRAPH_EPT
 from autotune.config import TraversalConfig
 from autotune.graph import from_edges
 
@@ -36,24 +37,129 @@ def _sources(g, given):
     return list(dict.fromkeys(list(given) + extra))
 
 
+#: (steps a warp unrolls, CSR staged in shared memory ("auto") or read from global ("off"), pull levels)
+VARIANTS = [(1, "auto", True), (WHOLE_GRAPH_EPT[-1], "off", True), (1, "off", False), (WHOLE_GRAPH_EPT[-1], "auto", False)]
+
+
+def _variant(E, monkeypatch, variant):
+    ept, stage, pull = variant
+    monkeypatch.setattr(E, "WHOLE_GRAPH_EPT", ept)
+    monkeypatch.setattr(E, "WHOLE_GRAPH_STAGE", stage)
+    monkeypatch.setattr(E, "WHOLE_GRAPH_PULL", pull)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"ept{v[0]}-stage_{v[1]}-{'pull' if v[2] else 'push'}")
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
 @pytest.mark.parametrize("name", [k for k, (g, _) in ZOO.items() if g.n_vertices <= 1 << 16])
-def test_zoo_exact_whole_graph(name, cfg, any_size):
-    """Every zoo graph that fits, whatever the config: one launch, every level traced on the
-    whole-graph path, exact distances, valid BFS tree, depth and edges traversed; the engine reused."""
+def test_zoo_exact_whole_graph(name, cfg, variant, any_size, monkeypatch):
+    """Every zoo graph that fits, whatever the config, in every variant of the kernel (steps of 32
+    edges a warp unrolls, the CSR staged in shared memory or not, pull levels or not): one launch,
+    every level traced on the whole-graph path, exact distances, valid BFS tree, depth and edges
+    traversed; the engine reused."""
     from autotune.engine import BFSEngine
 
+    _variant(any_size, monkeypatch, variant)
     g, given = ZOO[name]
     eng = BFSEngine(g, cfg)
     assert eng.whole_graph
+    if variant[1] == "off":
+        assert not eng.whole_graph_staged
     refs: dict = {}
     for s in _sources(g, given):
         res = eng.bfs(s, trace=True)
         _check(g, s, res, refs)
         assert {lv.path for lv in res.levels} == {"whole_graph"}
+        if not variant[2]:
+            assert {lv.direction for lv in res.levels} == {"push"}
         assert int(eng.last_state["iterations"]) == 1 and int(eng.last_state["level"]) == res.depth + 1
     res = eng.bfs(given[0])
     _check(g, given[0], res, refs)
+
+
+def _sinks_and_hubs(n_sinks: int, hubs: list[tuple[int, int]]):
+    """Directed: vertex 0 points at ``n_sinks`` sinks and at hubs placed among them (position in
+    0's row, out-degree), each hub pointing at fresh vertices, every one of them a sink except one
+    per hub that has one out-edge."""
+    src, dst = [], []
+    nxt = 1 + n_sinks + len(hubs)
+    row0 = list(range(1, 1 + n_sinks))
+    for i, (pos, deg) in enumerate(hubs):
+        h = 1 + n_sinks + i
+        row0.insert(min(pos, len(row0)), h)
+        leaves = np.arange(nxt, nxt + deg)
+        src += [h] * deg
+        dst += leaves.tolist()
+        src.append(int(leaves[0]))
+        dst.append(nxt + deg)
+        nxt += deg + 1
+    src = [0] * len(row0) + src
+    dst = row0 + dst
+    return from_edges(np.array(src), np.array(dst), nxt, directed=True, name="sinks+hubs", xp=np)
+
+
+@pytest.mark.parametrize("pull", [False, True])
+@pytest.mark.parametrize("ept", WHOLE_GRAPH_EPT)
+@pytest.mark.parametrize("n_sinks, hubs", [(3000, [(0, 5000)]), (3000, [(1500, 70), (2999, 4000)]),
+                                          (1023, [(1023, 33)]), (5000, [(17, 1), (1025, 2), (4000, 31)])])
+def test_rows_among_empty_rows(n_sinks, hubs, ept, pull, any_size, monkeypatch):
+    """Frontiers of thousands of sinks (rounds of 1,024 vertices, most of degree 0) with a few rows of
+    1-5,000 edges among them: each lane's search and its forward gallop over empty rows land on the
+    right row at every step (exact against the reference); the same with pull levels allowed."""
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_EPT", ept)
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", pull)
+    g = _sinks_and_hubs(n_sinks, hubs)
+    eng = BFSEngine(g, CONFIGS[0])
+    assert eng.whole_graph
+    refs: dict = {}
+    for s in (0, 1 + n_sinks):
+        _check(g, s, eng.bfs(s), refs)
+
+
+@pytest.mark.parametrize("stage", ["auto", "off"])
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
+@pytest.mark.parametrize("name", ["kron13", "loops+dups", "directed"])
+def test_pull_levels(name, cfg, stage, any_size, monkeypatch):
+    """Dense levels run bottom-up inside the kernel (GAP's rule): on these graphs some level pulls
+    (undirected: the graph's own CSR, staged or not; directed: the in-edges, built for a push-only
+    config too), and every result is exact; with pull levels off, none does."""
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_STAGE", stage)
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", True)
+    g, given = ZOO[name]
+    eng = BFSEngine(g, cfg)
+    assert eng.whole_graph
+    refs: dict = {}
+    pulled = 0
+    for s in _sources(g, given):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        pulled += sum(lv.direction == "pull" for lv in res.levels)
+    assert pulled > 0
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", False)
+    eng = BFSEngine(g, cfg)
+    res = eng.bfs(given[0], trace=True)
+    _check(g, given[0], res, refs)
+    assert all(lv.direction == "push" for lv in res.levels)
+
+
+def test_staged_when_the_csr_fits(any_size):
+    """The CSR is staged in shared memory when it fits beside the bitmaps and the queue (email-Eu-core's
+    size fits, kron13's 8,192 vertices and ~250,000 edges do not), and the kernel's shared memory is
+    what whole_graph_smem_bytes says."""
+    from autotune.engine import BFSEngine
+
+    g, _ = ZOO["directed"]
+    eng = BFSEngine(g, CONFIGS[0])
+    assert eng.whole_graph and eng.whole_graph_staged
+    pull = any_size.WHOLE_GRAPH_PULL
+    assert eng._wg_smem == any_size.whole_graph_smem_bytes(g.n_vertices, g.n_edges, pull=pull, staged=True)
+    g, _ = ZOO["kron13"]
+    eng = BFSEngine(g, CONFIGS[0])
+    assert eng.whole_graph and not eng.whole_graph_staged
+    assert eng._wg_smem == any_size.whole_graph_smem_bytes(g.n_vertices, pull=pull)
 
 
 def test_edge_limit_and_switch(monkeypatch):
@@ -113,11 +219,13 @@ def test_copies_and_plain_launches(zero_copy, graphs, any_size, monkeypatch):
     assert (eng._wg_graph is not None) is graphs
 
 
-def test_int64_offsets(any_size):
-    """The module built for int64 row offsets (graphs past 2**31 edges use it; here forced)."""
+@pytest.mark.parametrize("name", ["kron13", "directed"])
+def test_int64_offsets(name, any_size):
+    """The module built for int64 row offsets (graphs past 2**31 edges use it; here forced), the CSR
+    read from global memory (kron13) and staged (directed)."""
     from autotune.engine import BFSEngine
 
-    g, sources = ZOO["kron13"]
+    g, sources = ZOO[name]
     eng = BFSEngine(g, CONFIGS[0], offsets="int64")
     assert eng.whole_graph and eng.eid64
     for s in sources:
