@@ -64,7 +64,10 @@ WHOLE_GRAPH = "auto"
 #: (notebooks/figures/whole_graph_ab_h200.jsonl): 0.53-0.93x on the 12 graphs of 14,700-40,000 edges,
 #: 1.14x on a Kronecker graph of 53,000 (one level holds most edges), 1.5-42x on graphs of 150,000
 #: edges and more; meshes and shallow-reach graphs gain up to 125,000 edges (0.51-0.74x), which this
-#: limit leaves to the config's kernels.
+#: limit leaves to the config's kernels. Not re-calibrated for the current kernel (staged CSR, one
+#: search per lane per round): in one run (notebooks/figures/whole_graph_v2_h200.jsonl, push levels)
+#: it took a Kronecker graph of 53,134 edges to 0.79x and a 200 x 200 grid to 0.75x of the launch
+#: rounds, but cit-HepTh and sx-mathoverflow stay 1.6-2.4x slower on it.
 WHOLE_GRAPH_MAX_EDGES = 48 * 1024
 #: Steps of 32 edges a warp of the whole-graph kernel unrolls (a value of ``_kernels.WHOLE_GRAPH_EPT``).
 WHOLE_GRAPH_EPT = 1
@@ -581,7 +584,10 @@ class TraversalEngine:
         """Decide whether traversals run the whole-graph kernel (one launch of one block, the visited
         bitmap and the frontier in its shared memory; ``kernels/whole_graph.cu``) and prepare it:
         operators whose claims are final (:attr:`claim_once`), :data:`WHOLE_GRAPH` ``"auto"``, and a
-        graph that fits (:func:`whole_graph_fits`)."""
+        graph that fits (:func:`whole_graph_fits`). Sets ``whole_graph`` and ``whole_graph_staged``
+        (the CSR copied into shared memory too: :data:`WHOLE_GRAPH_STAGE` ``"auto"`` and room for it);
+        with :data:`WHOLE_GRAPH_PULL` the kernel gets the in-edges (built here for a directed graph
+        whose config has none)."""
         self.whole_graph = self.whole_graph_staged = False
         self._wg_graph = None
         if not self.claim_once or WHOLE_GRAPH != "auto":
