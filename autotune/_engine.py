@@ -74,14 +74,22 @@ WHOLE_GRAPH_EPT = 1
 #: Let the whole-graph kernel run pull (bottom-up) levels: GAP's rule, push -> pull when the
 #: frontier's out-edges exceed the unexplored edges / WHOLE_GRAPH_ALPHA and the frontier holds at
 #: least n / WHOLE_GRAPH_BETA vertices, back when it shrinks below that (Beamer et al., SC'12; GAP's
-#: alpha and beta). Off by default: measured on an H200 against push levels only, same run and
-#: sources (notebooks/figures/whole_graph_v2_h200.jsonl), pull levels took dense small graphs to
-#: 0.66-0.79x (email-Eu-core, CollegeMsg, the two bitcoin graphs, a directed Kronecker graph) but made
-#: CA-GrQc (many components) 1.5x, a 100 x 100 grid 1.4x and p2p-Gnutella04 1.13x slower, so no fixed
-#: rule is safe yet; True turns them on for every graph that takes the kernel.
-WHOLE_GRAPH_PULL = False
+#: alpha and beta). ``"auto"`` (the default): on graphs of at least WHOLE_GRAPH_PULL_MIN_DEGREE edges
+#: per vertex (:func:`whole_graph_pull`); ``True`` / ``False``: on every graph / none.
+WHOLE_GRAPH_PULL = "auto"
+#: Mean out-degree (edges / vertices) from which ``WHOLE_GRAPH_PULL = "auto"`` allows pull levels.
+#: Measured on an H200 against push levels only, same run and sources
+#: (notebooks/figures/whole_graph_pull_h200.jsonl): pull levels made email-Eu-core (24.8 edges per
+#: vertex), CollegeMsg (10.7), soc-sign-bitcoinalpha (6.4), soc-sign-bitcoinotc (5.9), directed and
+#: undirected Kronecker graphs (12-14) and sx-mathoverflow (9.2) 0.36-0.80x, but CA-GrQc (5.5),
+#: p2p-Gnutella04 (3.7) and a directed R-MAT graph (3.6) 1.09-1.36x slower: on sparse graphs a pull
+#: level scans most in-edges of the unvisited vertices (many unreachable) without finding a parent,
+#: while a push level's frontier has few edges. The threshold lies between the measured 5.5 and 5.9.
+WHOLE_GRAPH_PULL_MIN_DEGREE = 5.7
 WHOLE_GRAPH_ALPHA = 15
 WHOLE_GRAPH_BETA = 18
+#: In-edges a thread of a pull level scans alone before its warp takes the rest of them, 32 at a time.
+WHOLE_GRAPH_PULL_SERIAL = 8
 #: Copy the graph's CSR into the kernel's shared memory where it fits beside the bitmaps and the
 #: queue (``"auto"``), so no level waits on a global load; ``"off"``: levels read it from global memory.
 WHOLE_GRAPH_STAGE = "auto"
@@ -253,16 +261,25 @@ def whole_graph_smem_bytes(n_vertices: int, n_edges: int = 0, pull: bool = False
     return 4 * words
 
 
+def whole_graph_pull(n_vertices: int, n_edges: int) -> bool:
+    """Whether the whole-graph kernel runs pull levels on a graph of *n_vertices* and *n_edges*
+    (directed edges; an undirected graph counts each edge both ways): :data:`WHOLE_GRAPH_PULL`, and
+    for ``"auto"`` a mean out-degree of at least :data:`WHOLE_GRAPH_PULL_MIN_DEGREE`."""
+    if WHOLE_GRAPH_PULL == "auto":
+        return int(n_edges) >= WHOLE_GRAPH_PULL_MIN_DEGREE * max(int(n_vertices), 1)
+    return bool(WHOLE_GRAPH_PULL)
+
+
 def whole_graph_fits(n_vertices: int, n_edges: int, smem_optin: int, static_smem: int = 20 * 1024) -> bool:
     """Whether a BFS of this graph runs in one launch of the whole-graph kernel: vertex ids below
     2**16 (its queue holds 16-bit ids), at most :data:`WHOLE_GRAPH_MAX_EDGES` edges, and the bitmaps
-    and queue (:func:`whole_graph_smem_bytes`, with pull levels when :data:`WHOLE_GRAPH_PULL`) plus
+    and queue (:func:`whole_graph_smem_bytes`, with pull levels when :func:`whole_graph_pull`) plus
     the kernel's static shared memory (*static_smem* bytes) within the device's per-block opt-in limit
     (*smem_optin* bytes; 232,448 on an H100/H200, so up to 65,536 vertices). Whether the CSR is
     staged in shared memory too is the engine's choice beside it (:data:`WHOLE_GRAPH_STAGE`)."""
     n = int(n_vertices)
     return (0 < n <= 1 << 16 and int(n_edges) <= WHOLE_GRAPH_MAX_EDGES
-            and whole_graph_smem_bytes(n, pull=WHOLE_GRAPH_PULL) + int(static_smem) <= int(smem_optin))
+            and whole_graph_smem_bytes(n, pull=whole_graph_pull(n, n_edges)) + int(static_smem) <= int(smem_optin))
 
 
 def check_device_memory(needed_bytes: int, what: str) -> None:
@@ -586,9 +603,9 @@ class TraversalEngine:
         operators whose claims are final (:attr:`claim_once`), :data:`WHOLE_GRAPH` ``"auto"``, and a
         graph that fits (:func:`whole_graph_fits`). Sets ``whole_graph`` and ``whole_graph_staged``
         (the CSR copied into shared memory too: :data:`WHOLE_GRAPH_STAGE` ``"auto"`` and room for it);
-        with :data:`WHOLE_GRAPH_PULL` the kernel gets the in-edges (built here for a directed graph
-        whose config has none)."""
-        self.whole_graph = self.whole_graph_staged = False
+        and ``whole_graph_pull``: with pull levels (:func:`whole_graph_pull`) the kernel gets the
+        in-edges (built here for a directed graph whose config has none)."""
+        self.whole_graph = self.whole_graph_staged = self.whole_graph_pull = False
         self._wg_graph = None
         if not self.claim_once or WHOLE_GRAPH != "auto":
             return
@@ -598,7 +615,7 @@ class TraversalEngine:
             return
         import cupy
 
-        pull = bool(WHOLE_GRAPH_PULL)
+        pull = whole_graph_pull(n, m)
         staged = False
         for staged in ((True, False) if WHOLE_GRAPH_STAGE == "auto" else (False,)):
             k = get_kernel("whole_graph",
@@ -628,9 +645,10 @@ class TraversalEngine:
                 pull_offsets, pull_indices = po.astype(self.row_offsets.dtype, copy=False), pi
             self._wg_pull = (pull_offsets, pull_indices)
         host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else null
-        self._wg_kernel, self._wg_smem, self.whole_graph_staged = k, smem, staged
+        self._wg_kernel, self._wg_smem, self.whole_graph_staged, self.whole_graph_pull = k, smem, staged, pull
         self._wg_args = (self.row_offsets, self.column_indices, columns16, pull_offsets, pull_indices,
-                         np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA), self.op_args, self.source_slot,
+                         np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA),
+                         np.int32(WHOLE_GRAPH_PULL_SERIAL), self.op_args, self.source_slot,
                          self.state, host_state, self.params, self.level_sizes, self.level_info, self.level_time)
         self.whole_graph = True
 

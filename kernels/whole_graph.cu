@@ -34,11 +34,16 @@
 // sections 3-4: once the frontier's out-edges outnumber the unexplored edges / alpha (and the frontier
 // holds at least n / beta vertices), every unvisited vertex looks for a parent among its in-neighbours
 // (stopping at the first one in the frontier, a bitmap built from the queue), until the frontier
-// shrinks below n / beta (GAP's rule and its alpha = 15, beta = 18). The operator only records a claim the bitmap decided (Op::record_claim): exact for
-// claim-once operators (Op::kClaimOnce; BFS), where the first claim of a vertex is its final value;
-// the advance here holds no algorithm code. What bounds it: ~0.5-1 us per level of barriers and
-// dependent shared-memory reads, and on levels of many edges one SM's issue rate (the engine runs
-// larger graphs on the multi-block kernels).
+// shrinks below n / beta (GAP's rule and its alpha = 15, beta = 18). The frontier's out-edges are
+// counted at the start of a level, and only for a frontier of at least n / beta vertices, so levels
+// that cannot pull pay nothing for the rule. A thread scans the first pull_serial in-edges of its
+// vertex alone, then its warp scans the rest of its unresolved vertices' in-edges 32 at a time (no
+// lane walks a long in-edge row while 31 wait). The engine passes in-edges only to graphs where pull
+// levels pay (autotune/_engine.py, whole_graph_pull: dense graphs). The operator only records a claim
+// the bitmap decided (Op::record_claim): exact for claim-once operators (Op::kClaimOnce; BFS), where
+// the first claim of a vertex is its final value; the advance here holds no algorithm code. What
+// bounds it: ~0.5-1 us per level of barriers and dependent shared-memory reads, and on levels of many
+// edges one SM's issue rate (the engine runs larger graphs on the multi-block kernels).
 #include "traversal.cuh"
 #include "block_scan.cuh"
 
@@ -100,38 +105,39 @@ __device__ __forceinline__ bool at_wg_claim(unsigned* bits, const typename Op::C
     return true;
 }
 
-// Append the claimed ids of EPT ballots of this warp to the next frontier (one shared atomicAdd) and
-// add their out-degrees to the next frontier's edge count (pull levels' rule needs it).
-template <int EPT, bool kStaged>
+// Append the claimed ids of EPT ballots of this warp to the next frontier (one shared atomicAdd).
+template <int EPT>
 __device__ __forceinline__ void at_wg_append(const bool (&claim)[EPT], const vid_t (&v)[EPT], unsigned short* q, int n,
-                                             int L, int* next_ctr, long long* scout_ctr, const WGCsr<kStaged>& g,
-                                             bool count_scout) {
+                                             int L, int* next_ctr) {
     unsigned ballot[EPT];
     int count = 0;
-    long long deg = 0;
 #pragma unroll
     for (int k = 0; k < EPT; ++k) {
         ballot[k] = __ballot_sync(AT_FULL_MASK, claim[k]);
         count += __popc(ballot[k]);
-        if (count_scout && claim[k]) deg += (long long)(g.row(v[k] + 1) - g.row(v[k]));
     }
     if (count == 0) return;  // warp-uniform
-    const unsigned lane = at_lane_id();
-    if (count_scout) {
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) deg += __shfl_down_sync(AT_FULL_MASK, deg, o);
-    }
     int pos = 0;
-    if (lane == 0) {
-        pos = atomicAdd(next_ctr, count);
-        if (count_scout) atomicAdd(reinterpret_cast<unsigned long long*>(scout_ctr), (unsigned long long)deg);
-    }
+    if (at_lane_id() == 0) pos = atomicAdd(next_ctr, count);
     pos = __shfl_sync(AT_FULL_MASK, pos, 0);
 #pragma unroll
     for (int k = 0; k < EPT; ++k) {
         if (claim[k]) at_wg_put(q, n, L, pos + __popc(ballot[k] & at_lanemask_lt()), v[k]);
         pos += __popc(ballot[k]);
     }
+}
+
+// The frontier's i-th vertex of level L (fsize of them): its id u and row start beg; returns its
+// out-degree (u = -1, 0 past the frontier).
+template <bool kStaged>
+__device__ __forceinline__ int at_wg_row(const WGCsr<kStaged>& g, const unsigned short* q, int n, int L, int i,
+                                         int fsize, vid_t& u, eid_t& beg) {
+    u = -1;
+    beg = 0;
+    if (i >= fsize) return 0;
+    u = (vid_t)at_wg_get(q, n, L, i);
+    beg = g.row(u);
+    return (int)(g.row(u + 1) - beg);
 }
 
 // Dynamic shared memory, in 32-bit words, each part a multiple of 4 words (16 bytes): the visited
@@ -143,7 +149,7 @@ template <int EPT, bool kStaged, class Op>
 __global__ void __launch_bounds__(AT_WG_THREADS, 1)
 whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
                    const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
-                   const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta,
+                   const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta, int pull_serial,
                    const OpArgs* __restrict__ op, const vid_t* __restrict__ source_slot, BFSState* st,
                    BFSState* host_state, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info,
                    u64* level_time) {
@@ -154,7 +160,6 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
     __shared__ vid_t s_u[AT_WG_THREADS];       // their ids
     __shared__ eid_t s_warp[33];
     __shared__ int s_next[3];          // appends of level L: s_next[L % 3]
-    __shared__ long long s_scout[3];   // out-degrees of level L's appends: s_scout[L % 3]
     const int n = prm->n_vertices;
     const long long m = prm->n_edges;
     const bool can_pull = pull_offsets != nullptr;
@@ -190,35 +195,36 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
         s_bits[source >> 5] = 1u << (source & 31);
         s_q[0] = (unsigned short)source;
         s_next[0] = 0;
-        s_scout[0] = 0;
         level_time[0] = at_globaltimer();
     }
     __syncthreads();
 
     int L = 0, fsize = 1;
-    bool pulling = false;
-    long long explored = 0;
-    // the frontier's out-edges, the same in every thread (only thread 0 read the source: take it from the queue)
-    long long scout = can_pull ? (long long)(g.row((vid_t)s_q[0] + 1) - g.row((vid_t)s_q[0])) : 0;
-    long long unexplored = m;  // out-edges not explored by push levels yet (GAP's edges_to_check)
+    bool pulling = false, after_pull = false;
+    long long explored = 0;  // out-edges of the push levels' frontiers (GAP's edges_to_check is m - explored)
     while (true) {
         int* const next_ctr = &s_next[L % 3];
-        long long* const scout_ctr = &s_scout[L % 3];
-        // the next level's counters: last read at the end of level L - 2, before level L - 1's barriers
+        // the next level's counter: last read at the end of level L - 2, before level L - 1's barriers
         // (level L - 1's, read now by the slower threads, is the third)
-        if (tid == 0) {
-            s_next[(L + 1) % 3] = 0;
-            s_scout[(L + 1) % 3] = 0;
-        }
-        if (can_pull && !pulling) {
-            // GAP's rule (bfs.cc, DOBFS): push -> pull on many frontier edges; here also only on a frontier
+        if (tid == 0) s_next[(L + 1) % 3] = 0;
+        if (can_pull && !pulling && !after_pull && (long long)fsize * pull_beta >= (long long)n) {
+            // GAP's rule (bfs.cc, DOBFS): push -> pull when the frontier's out-edges (its scout count)
+            // exceed the unexplored edges / alpha. Counted here, over the frontier, and only for a frontier
             // of at least n / beta vertices (the size below which pull levels end): a pull level visits
             // every vertex (n / 1024 rounds of the block) and scans the in-edges of the unreachable ones
             // each time, which a small frontier's push level does not pay (meshes' last levels, graphs of
-            // many components)
-            pulling = scout > unexplored / pull_alpha && (long long)fsize * pull_beta >= (long long)n;
-            if (!pulling) unexplored -= scout;  // as GAP: only push levels count explored edges
+            // many components); levels below that size pay nothing for the rule.
+            eid_t mine = 0;
+            for (int i = tid; i < fsize; i += AT_WG_THREADS) {
+                vid_t u;
+                eid_t b;
+                mine += at_wg_row(g, s_q, n, L, i, fsize, u, b);
+            }
+            eid_t scout;
+            at_block_exclusive_scan(mine, scout, s_warp);  // the next use of s_warp is after a warp-wide shuffle
+            pulling = (long long)scout > (m - explored) / pull_alpha;
         }
+        after_pull = false;  // GAP: one push level after every pull phase (its scout count restarts at 1)
         if (pulling) {
             // the frontier as a bitmap, from the queue
             for (int i = tid; i < wbits; i += AT_WG_THREADS) s_fbits[i] = 0u;
@@ -228,43 +234,69 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                 atomicOr(s_fbits + (u >> 5), 1u << (u & 31));
             }
             __syncthreads();
-            for (int base = 0; base < n; base += AT_WG_THREADS) {  // block-uniform: every vertex once
-                const int v = base + tid;
+            // Every vertex once, a thread each (block-uniform rounds). A thread scans at most pull_serial
+            // in-edges of its vertex alone (a parent is usually among the first in-edges of a vertex the
+            // frontier reaches); the rest of the in-edges of its warp's unresolved vertices are then
+            // scanned by the whole warp, 32 at a time (the same shuffle search as a small frontier's push
+            // level), so a vertex the frontier does not reach (most of them while the frontier is young,
+            // all of those in other components) costs its warp in-degree / 32 steps, not in-degree
+            // dependent reads in one lane while 31 wait.
+            const int wbase = (tid >> 5) << 5;
+            for (int base = 0; base < n; base += AT_WG_THREADS) {
+                const vid_t v = base + tid;
                 bool claim[1] = {false};
                 vid_t vv[1] = {v};
+                eid_t e = 0, end = 0;
                 if (v < n && !at_wg_bit(s_bits, v)) {
-                    eid_t e, end;
                     if (pull_staged) { e = g.row(v); end = g.row(v + 1); }
                     else { e = __ldg(pull_offsets + v); end = __ldg(pull_offsets + v + 1); }
-                    for (; e < end; ++e) {
+                    const eid_t stop = min(end, e + (eid_t)pull_serial);
+                    for (; e < stop; ++e) {
                         const vid_t u = pull_staged ? g.at(e) : __ldg(pull_indices + e);
                         if (at_wg_bit(s_fbits, u)) {
-                            atomicOr(s_bits + (v >> 5), 1u << (v & 31));  // only this thread claims v
+                            atomicOr(s_bits + (v >> 5), 1u << (v & 31));  // only this warp claims v
                             Op::record_claim(octx, u, v, L);
                             claim[0] = true;
+                            e = end;
                             break;
                         }
                     }
                 }
-                at_wg_append<1, kStaged>(claim, vv, s_q, n, L, next_ctr, scout_ctr, g, false);
+                at_wg_append<1>(claim, vv, s_q, n, L, next_ctr);
+                const int rem = (int)(end - e);  // in-edges left of an unresolved vertex
+                const int incl = at_warp_inclusive_scan(rem);
+                const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
+                const int excl = incl - rem;
+                for (int x0 = 0; x0 < total; x0 += 32) {  // warp-uniform steps
+                    const int x = x0 + lane;
+                    int j = 0;  // the lane whose remaining in-edges hold x: last j with excl_j <= x
+#pragma unroll
+                    for (int step = 16; step > 0; step >>= 1) {
+                        const int y = __shfl_sync(AT_FULL_MASK, excl, j + step);
+                        if (j + step < 32 && y <= x) j += step;
+                    }
+                    const eid_t ej = __shfl_sync(AT_FULL_MASK, e, j) + (eid_t)(x - __shfl_sync(AT_FULL_MASK, excl, j));
+                    const vid_t vj = base + wbase + j;
+                    claim[0] = false;
+                    vv[0] = vj;
+                    if (x < total && !at_wg_bit(s_bits, vj)) {
+                        const vid_t u = pull_staged ? g.at(ej) : __ldg(pull_indices + ej);
+                        if (at_wg_bit(s_fbits, u)) {
+                            const unsigned bit = 1u << (vj & 31);
+                            claim[0] = (atomicOr(s_bits + (vj >> 5), bit) & bit) == 0u;  // lanes of this warp may tie
+                            if (claim[0]) Op::record_claim(octx, u, vj, L);
+                        }
+                    }
+                    at_wg_append<1>(claim, vv, s_q, n, L, next_ctr);
+                }
             }
             __syncthreads();  // (the state's explored count covers push levels' edges)
         } else if (fsize <= 32) {
             // every warp scans the (at most 32) frontier vertices in registers: no block barrier
-            int deg = 0;
-            eid_t beg = 0;
-            vid_t u = -1;
-            if (lane < fsize) {
-                u = at_wg_get(s_q, n, L, lane);
-                beg = g.row(u);
-                deg = (int)(g.row(u + 1) - beg);
-            }
-            int incl = deg;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                const int y = __shfl_up_sync(AT_FULL_MASK, incl, o);
-                if (lane >= o) incl += y;
-            }
+            vid_t u;
+            eid_t beg;
+            const int deg = at_wg_row(g, s_q, n, L, lane, fsize, u, beg);
+            const int incl = at_warp_inclusive_scan(deg);
             const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
             const int excl = incl - deg;
             const int per_warp = (total + AT_WG_THREADS - 1) / AT_WG_THREADS * 32;
@@ -293,21 +325,15 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                         claim[k] = at_wg_claim<Op>(s_bits, octx, uj, v[k], L);
                     }
                 }
-                at_wg_append<EPT, kStaged>(claim, v, s_q, n, L, next_ctr, scout_ctr, g, can_pull);
+                at_wg_append<EPT>(claim, v, s_q, n, L, next_ctr);
             }
             explored += total;
             __syncthreads();  // the level's claims and appends before the next level reads them
         } else {
             for (int base = 0; base < fsize; base += AT_WG_THREADS) {  // block-uniform rounds
-                const int i = base + tid;
-                int deg = 0;
-                eid_t beg = 0;
-                vid_t u = -1;
-                if (i < fsize) {
-                    u = at_wg_get(s_q, n, L, i);
-                    beg = g.row(u);
-                    deg = (int)(g.row(u + 1) - beg);
-                }
+                vid_t u;
+                eid_t beg;
+                const int deg = at_wg_row(g, s_q, n, L, base + tid, fsize, u, beg);
                 eid_t total;
                 const eid_t excl = at_block_exclusive_scan(deg, total, s_warp);
                 s_prefix[tid] = excl;
@@ -343,7 +369,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
 #pragma unroll
                     for (int k = 0; k < EPT; ++k)
                         claim[k] = v[k] >= 0 && at_wg_claim<Op>(s_bits, octx, s_u[jk[k]], v[k], L);
-                    at_wg_append<EPT, kStaged>(claim, v, s_q, n, L, next_ctr, scout_ctr, g, can_pull);
+                    at_wg_append<EPT>(claim, v, s_q, n, L, next_ctr);
                 }
                 explored += total;
                 __syncthreads();  // the round's shared arrays are rewritten by the next round; appends done
@@ -353,15 +379,10 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
             at_trace_level(prm, L, fsize, pulling ? AT_PATH_WHOLE_GRAPH_PULL : AT_PATH_WHOLE_GRAPH, level_sizes,
                            level_info, level_time);
         const int next = *(volatile int*)next_ctr;
-        if (can_pull) {
-            if (!pulling) {
-                scout = *(volatile long long*)scout_ctr;
-            } else if (next < fsize && (long long)next * pull_beta < (long long)n) {
-                // GAP: stay bottom-up while the frontier grows or holds more than n / beta vertices;
-                // then at least one push level (its scout count restarts at 1)
-                pulling = false;
-                scout = 1;
-            }
+        if (pulling && next < fsize && (long long)next * pull_beta < (long long)n) {
+            // GAP: stay bottom-up while the frontier grows or holds more than n / beta vertices
+            pulling = false;
+            after_pull = true;
         }
         fsize = next;
         ++L;

@@ -117,16 +117,19 @@ def test_rows_among_empty_rows(n_sinks, hubs, ept, pull, any_size, monkeypatch):
         _check(g, s, eng.bfs(s), refs)
 
 
+@pytest.mark.parametrize("serial", [0, 1, 8])
 @pytest.mark.parametrize("stage", ["auto", "off"])
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
 @pytest.mark.parametrize("name", ["kron13", "loops+dups", "directed"])
-def test_pull_levels(name, cfg, stage, any_size, monkeypatch):
+def test_pull_levels(name, cfg, stage, serial, any_size, monkeypatch):
     """Dense levels run bottom-up inside the kernel (GAP's rule): on these graphs some level pulls
     (undirected: the graph's own CSR, staged or not; directed: the in-edges, built for a push-only
-    config too), and every result is exact; with pull levels off, none does."""
+    config too), and every result is exact, whether a thread scans none, one or eight in-edges alone
+    before its warp takes the rest (``WHOLE_GRAPH_PULL_SERIAL``); with pull levels off, no level pulls."""
     from autotune.engine import BFSEngine
 
     monkeypatch.setattr(any_size, "WHOLE_GRAPH_STAGE", stage)
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL_SERIAL", serial)
     monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", True)
     g, given = ZOO[name]
     eng = BFSEngine(g, cfg)
@@ -154,12 +157,36 @@ def test_staged_when_the_csr_fits(any_size):
     g, _ = ZOO["directed"]
     eng = BFSEngine(g, CONFIGS[0])
     assert eng.whole_graph and eng.whole_graph_staged
-    pull = any_size.WHOLE_GRAPH_PULL
+    pull = any_size.whole_graph_pull(g.n_vertices, g.n_edges)
+    assert eng.whole_graph_pull == pull
     assert eng._wg_smem == any_size.whole_graph_smem_bytes(g.n_vertices, g.n_edges, pull=pull, staged=True)
     g, _ = ZOO["kron13"]
     eng = BFSEngine(g, CONFIGS[0])
     assert eng.whole_graph and not eng.whole_graph_staged
+    pull = any_size.whole_graph_pull(g.n_vertices, g.n_edges)
+    assert eng.whole_graph_pull == pull
     assert eng._wg_smem == any_size.whole_graph_smem_bytes(g.n_vertices, pull=pull)
+
+
+def test_pull_levels_auto(any_size, monkeypatch):
+    """``WHOLE_GRAPH_PULL = "auto"``: pull levels on a graph of mean out-degree >= the threshold
+    (kron13, ~30 edges per vertex: some level pulls), none on a sparser one (the zoo's grid, < 4); both
+    exact."""
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", "auto")
+    for name, want in (("kron13", True), ("grid", False)):
+        g, given = ZOO[name]
+        assert any_size.whole_graph_pull(g.n_vertices, g.n_edges) == want
+        eng = BFSEngine(g, CONFIGS[0])
+        assert eng.whole_graph and eng.whole_graph_pull == want
+        refs: dict = {}
+        pulled = 0
+        for s in _sources(g, given):
+            res = eng.bfs(s, trace=True)
+            _check(g, s, res, refs)
+            pulled += sum(lv.direction == "pull" for lv in res.levels)
+        assert (pulled > 0) == want
 
 
 def test_edge_limit_and_switch(monkeypatch):
