@@ -79,12 +79,13 @@ WHOLE_GRAPH_EPT = 1
 WHOLE_GRAPH_PULL = "auto"
 #: Mean out-degree (edges / vertices) from which ``WHOLE_GRAPH_PULL = "auto"`` allows pull levels.
 #: Measured on an H200 against push levels only, same run and sources
-#: (notebooks/figures/whole_graph_pull_h200.jsonl): pull levels made email-Eu-core (24.8 edges per
-#: vertex), CollegeMsg (10.7), soc-sign-bitcoinalpha (6.4), soc-sign-bitcoinotc (5.9), directed and
-#: undirected Kronecker graphs (12-14) and sx-mathoverflow (9.2) 0.36-0.80x, but CA-GrQc (5.5),
-#: p2p-Gnutella04 (3.7) and a directed R-MAT graph (3.6) 1.09-1.36x slower: on sparse graphs a pull
-#: level scans most in-edges of the unvisited vertices (many unreachable) without finding a parent,
-#: while a push level's frontier has few edges. The threshold lies between the measured 5.5 and 5.9.
+#: (notebooks/figures/whole_graph_pull_h200.jsonl; README, "Small graphs"): pull levels made
+#: email-Eu-core (24.8 edges per vertex), CollegeMsg (10.7), soc-sign-bitcoinalpha (6.4),
+#: soc-sign-bitcoinotc (5.9) and a directed Kronecker graph (12.4) 0.61-0.79x, but CA-GrQc (5.5)
+#: 1.31x and p2p-Gnutella04 (3.7) 1.16x slower (1.36-1.54x and 1.08-1.16x in two earlier runs): on
+#: sparse graphs a pull level scans most in-edges of the unvisited vertices (many unreachable)
+#: without finding a parent, while the push level it replaces has few edges. Fitted on these graphs:
+#: the threshold lies between the measured 5.5 and 5.9.
 WHOLE_GRAPH_PULL_MIN_DEGREE = 5.7
 WHOLE_GRAPH_ALPHA = 15
 WHOLE_GRAPH_BETA = 18
