@@ -1,0 +1,46 @@
+# README's "vs GAP" tables (notebooks/figures/graphs_vs_gap_wholegraph_h200.jsonl): every graph file of a
+# folder plus Kronecker scale 22 and the 2048 x 2048 grid; the fast path's pick (at.tune) timed as a loop of
+# calls would see it -- one pass over 16 sources validating every result on the GPU (untimed: its checks
+# leave the next traversal a cold L2; its median is recorded beside), then 3 timed passes, median of the
+# 48 (device time including the host wait, CUDA events around each call) -- against GAP's BFS on the same
+# CSR at 16 and at 1 thread (best of 16 trials). One JSON line per graph and per GAP run.
+#   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER
+import glob, json, os, sys, time
+import numpy as np
+import cupy
+import autotune as at
+from autotune.gap import gap_bfs
+from autotune.generators import generate
+from autotune.measure import GPURunner, measure, select_sources
+
+gap_dir, out, folder = sys.argv[1], open(sys.argv[2], "a"), sys.argv[3]
+graphs = sorted(glob.glob(os.path.join(folder, "*.gz"))) + ["kron:scale=22,edge_factor=16",
+                                                           "grid:rows=2048,cols=2048,drop=0.1"]
+for spec in graphs:
+    g = generate(spec, xp=cupy) if not spec.endswith(".gz") else at.load_graph(spec)
+    name = spec.split("/")[-1].split(".")[0] if spec.endswith(".gz") else spec
+    t0 = time.perf_counter()
+    pick = at.tune(g)
+    t_tune = time.perf_counter() - t0
+    srcs = select_sources(g, 16, seed=0)
+    r = GPURunner(g, pick)
+    times, vtimes = [], []
+    for rep in range(4):  # pass 0 validates every source (untimed), passes 1-3 are timed
+        m = measure(r, srcs, warmup=1, validate=(rep == 0))
+        assert m.valid, m.error
+        if rep == 0:
+            vtimes = list(m.times_ms)
+        else:
+            times += m.times_ms
+    rec = dict(part="single", graph=name, label="tuned", config=pick.label, median_ms=float(np.median(times)),
+               min_ms=float(np.min(times)), n=len(times), validated_pass_median_ms=float(np.median(vtimes)),
+               n_vertices=g.n_vertices, n_edges=g.n_edges, tune_s=round(t_tune, 3), validated=True)
+    out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
+    r.engine = None
+    g._cache.pop("engine", None)
+    for thr in (16, 1):
+        gr = gap_bfs(g, gap_dir=gap_dir, n_trials=16, threads=thr, workdir="/tmp")
+        rec = dict(part="gap", graph=name, threads=thr, ms=gr.best_ms)
+        out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
+    del g
+    cupy.get_default_memory_pool().free_all_blocks()
