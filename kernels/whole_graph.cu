@@ -281,11 +281,8 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                     vv[0] = vj;
                     if (x < total && !at_wg_bit(s_bits, vj)) {
                         const vid_t u = pull_staged ? g.at(ej) : __ldg(pull_indices + ej);
-                        if (at_wg_bit(s_fbits, u)) {
-                            const unsigned bit = 1u << (vj & 31);
-                            claim[0] = (atomicOr(s_bits + (vj >> 5), bit) & bit) == 0u;  // lanes of this warp may tie
-                            if (claim[0]) Op::record_claim(octx, u, vj, L);
-                        }
+                        // lanes of this warp may tie on vj: the bitmap decides
+                        if (at_wg_bit(s_fbits, u)) claim[0] = at_wg_claim<Op>(s_bits, octx, u, vj, L);
                     }
                     at_wg_append<1>(claim, vv, s_q, n, L, next_ctr);
                 }

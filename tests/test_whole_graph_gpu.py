@@ -117,6 +117,16 @@ def test_rows_among_empty_rows(n_sinks, hubs, ept, pull, any_size, monkeypatch):
         _check(g, s, eng.bfs(s), refs)
 
 
+def _pull_levels_exact(eng, g, given, refs) -> int:
+    """Traverse from every test source of *g*, check each result exact; the pull levels run in all."""
+    pulled = 0
+    for s in _sources(g, given):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        pulled += sum(lv.direction == "pull" for lv in res.levels)
+    return pulled
+
+
 @pytest.mark.parametrize("serial", [0, 1, 8])
 @pytest.mark.parametrize("stage", ["auto", "off"])
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
@@ -135,12 +145,7 @@ def test_pull_levels(name, cfg, stage, serial, any_size, monkeypatch):
     eng = BFSEngine(g, cfg)
     assert eng.whole_graph
     refs: dict = {}
-    pulled = 0
-    for s in _sources(g, given):
-        res = eng.bfs(s, trace=True)
-        _check(g, s, res, refs)
-        pulled += sum(lv.direction == "pull" for lv in res.levels)
-    assert pulled > 0
+    assert _pull_levels_exact(eng, g, given, refs) > 0
     monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", False)
     eng = BFSEngine(g, cfg)
     res = eng.bfs(given[0], trace=True)
@@ -180,13 +185,7 @@ def test_pull_levels_auto(any_size, monkeypatch):
         assert any_size.whole_graph_pull(g.n_vertices, g.n_edges) == want
         eng = BFSEngine(g, CONFIGS[0])
         assert eng.whole_graph and eng.whole_graph_pull == want
-        refs: dict = {}
-        pulled = 0
-        for s in _sources(g, given):
-            res = eng.bfs(s, trace=True)
-            _check(g, s, res, refs)
-            pulled += sum(lv.direction == "pull" for lv in res.levels)
-        assert (pulled > 0) == want
+        assert (_pull_levels_exact(eng, g, given, {}) > 0) == want
 
 
 def test_edge_limit_and_switch(monkeypatch):
