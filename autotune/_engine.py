@@ -96,6 +96,39 @@ WHOLE_GRAPH_PULL_SERIAL = 8
 WHOLE_GRAPH_STAGE = "auto"
 #: Threads of its one block.
 WHOLE_GRAPH_THREADS = 1024
+#: Run a whole BFS in one launch of one thread-block cluster (``kernels/cluster_graph.cu``: C blocks on
+#: C SMs, the visited bitmap partitioned over their shared memories, levels separated by the cluster's
+#: hardware barrier) on graphs past the one-block kernel's edge limit and within
+#: :data:`CLUSTER_MAX_EDGES` (:func:`cluster_fits`), on devices of compute capability 9.0 or more.
+#: ``"auto"``: where it is faster than the config's launch rounds on this graph, which the engine
+#: measures before its first traversal (:meth:`TraversalEngine._calibrate_cluster`): measured on an
+#: H200, it is 0.79-0.96x on meshes, geometric and power-law graphs of 20,000-65,536 vertices but
+#: 1.1-1.3x on deep, narrow ones (chains of cliques, small worlds) and on graphs of 10^5 vertices
+#: (README, "Small graphs"), and no feature known when the engine is built tells them apart; ``"on"``:
+#: wherever it fits; ``"off"``: never.
+CLUSTER = "auto"
+#: The cluster kernel is kept when its time on the calibration sources is below this share of the
+#: launch rounds' (both measured the same way, in the same engine).
+CLUSTER_MARGIN = 0.97
+#: Calibration sources: the vertex of largest out-degree and this many more (seeded, out-degree > 0).
+CLUSTER_CALIBRATION_SOURCES = 3
+#: Blocks of the cluster: 16 (Hopper's largest cluster, a non-portable size the engine opts in to),
+#: else 8 where the device cannot schedule 16 blocks of 1024 threads with this shared memory.
+CLUSTER_SIZE = 16
+#: Edge limit of the cluster kernel (calibrated on an H200: README, "Small graphs").
+CLUSTER_MAX_EDGES = 1 << 20
+#: Vertex limit: 16 blocks of at most CLUSTER_MAX_RANGE vertices each.
+CLUSTER_MAX_VERTICES = 1 << 18
+#: Vertices a block of the cluster may own: its queue holds 16-bit local ids, and its parents and levels
+#: (8 bytes a vertex) share its shared memory with the bitmaps and its staged rows.
+CLUSTER_MAX_RANGE = 1 << 14
+#: Pull levels in the cluster kernel: ``"auto"`` = on graphs of at least CLUSTER_PULL_MIN_DEGREE
+#: edges per vertex, ``True`` / ``False``: on every graph / none.
+CLUSTER_PULL = "auto"
+#: Measured on an H200 (notebooks/figures/cluster_v3_ab_h200.jsonl): pull levels made the kernel
+#: 0.79-0.88x of push-only on random, R-MAT, power-law and Kronecker graphs of 4-6 edges per vertex,
+#: no faster on meshes and geometric graphs (4-10), 1.12x slower on road-usroads (2.6).
+CLUSTER_PULL_MIN_DEGREE = 3.5
 #: Read the source and write the state back zero-copy (pinned host memory mapped into the device's
 #: address space) where the device supports it; off: a copy node each way.
 ZERO_COPY = True
@@ -196,9 +229,11 @@ AT_OFF = np.iinfo(np.int32).max
 HUB_CACHE_ENTRIES = 1024
 
 PATH_PUSH, PATH_PULL, PATH_SINGLE_BLOCK, PATH_PERSISTENT, PATH_WHOLE_GRAPH, PATH_WHOLE_GRAPH_PULL = 0, 1, 2, 3, 4, 5
+PATH_CLUSTER, PATH_CLUSTER_PULL = 6, 7
 _PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_block"),
                PATH_SINGLE_BLOCK: ("push", "single_block"), PATH_PERSISTENT: ("push", "persistent"),
-               PATH_WHOLE_GRAPH: ("push", "whole_graph"), PATH_WHOLE_GRAPH_PULL: ("pull", "whole_graph")}
+               PATH_WHOLE_GRAPH: ("push", "whole_graph"), PATH_WHOLE_GRAPH_PULL: ("pull", "whole_graph"),
+               PATH_CLUSTER: ("push", "cluster"), PATH_CLUSTER_PULL: ("pull", "cluster")}
 SB_THREADS = 1024
 SB_EDGE_FACTOR = 16
 #: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
@@ -223,7 +258,8 @@ class LevelTrace:
     path : str
         Which kernel ran the level: ``"multi_block"`` (a fully resident grid, one launch per level),
         ``"single_block"`` or ``"persistent"`` (device-resident kernels iterating levels) or
-        ``"whole_graph"`` (one block running the whole traversal in one launch).
+        ``"whole_graph"`` (one block running the whole traversal in one launch) or ``"cluster"`` (one
+        thread-block cluster running it in one launch).
     virtual_warp_size : int or None
         Virtual warp size used (vertex_mapped; chosen on the device when ``dynamic``).
     us : float or None
@@ -281,6 +317,75 @@ def whole_graph_fits(n_vertices: int, n_edges: int, smem_optin: int, static_smem
     n = int(n_vertices)
     return (0 < n <= 1 << 16 and int(n_edges) <= WHOLE_GRAPH_MAX_EDGES
             and whole_graph_smem_bytes(n, pull=whole_graph_pull(n, n_edges)) + int(static_smem) <= int(smem_optin))
+
+
+def cluster_partition(row_offsets, n_vertices: int, blocks: int):
+    """Split the vertices among the *blocks* of the cluster kernel (``kernels/cluster_graph.cu``):
+    contiguous ranges of about equal work (out-edges + vertices), each starting at a multiple of 32
+    (whole bitmap words).
+
+    Parameters
+    ----------
+    row_offsets : ndarray of int, shape (n_vertices + 1,)
+        The CSR row offsets (host).
+    n_vertices : int
+    blocks : int
+        Blocks of the cluster (8 or 16).
+
+    Returns
+    -------
+    bounds : ndarray of int32, shape (blocks + 1,)
+        Block r owns the vertices ``[bounds[r], bounds[r + 1])`` (some ranges may be empty).
+    owners : ndarray of uint8, shape (ceil(n_vertices / 32),)
+        The block owning each 32-vertex bitmap word.
+    wmax : int
+        The largest range's bitmap words, rounded up to a multiple of 4.
+    emax : int
+        The largest range's out-edges.
+    """
+    n = int(n_vertices)
+    ro = np.asarray(row_offsets, dtype=np.int64)
+    work = ro + np.arange(n + 1, dtype=np.int64)
+    cut = np.searchsorted(work, work[-1] * np.arange(1, blocks, dtype=np.float64) / blocks)
+    cut = np.maximum.accumulate(np.clip((cut + 31) // 32 * 32, 0, n))  # up to a whole bitmap word
+    bounds = np.concatenate([[0], cut, [n]]).astype(np.int32)
+    nw = (n + 31) // 32
+    owners = (np.searchsorted(bounds[1:], np.arange(nw, dtype=np.int64) * 32, side="right")).astype(np.uint8)
+    words = (np.diff(bounds.astype(np.int64)) + 31) // 32
+    wmax = int((int(words.max()) + 3) // 4 * 4)
+    emax = int((ro[bounds[1:]] - ro[bounds[:-1]]).max())
+    return bounds, owners, wmax, emax
+
+
+def cluster_smem_bytes(n_vertices: int, wmax: int, emax: int = 0, pull: bool = False, staged: bool = False) -> int:
+    """Dynamic shared memory (bytes) of each block of the cluster kernel (``kernels/cluster_graph.cu``):
+    its visited bitmap and the ring of three next-frontier bitmaps (*wmax* words each), with *pull* levels
+    the whole frontier bitmap, the word -> owner table (one byte per 32 vertices), its queue of 16-bit
+    local ids (32 *wmax*), the parent and the level of every vertex of its range (32 *wmax* each), and
+    with *staged* its rows (32 *wmax* + 1 offsets, *emax* column ids)."""
+    n, wmax, emax = int(n_vertices), int(wmax), int(emax)
+    nw = (n + 31) // 32
+
+    def r4(words: int) -> int:
+        return (words + 3) // 4 * 4
+
+    words = 4 * wmax + (r4(nw) if pull else 0) + 4 * ((nw + 15) // 16) + 16 * wmax + 64 * wmax
+    if staged:
+        words += r4(32 * wmax + 1) + r4(emax)
+    return 4 * words
+
+
+def cluster_fits(n_vertices: int, n_edges: int, compute_capability: str) -> bool:
+    """Whether a BFS of this graph may run on the cluster kernel: a device of compute capability 9.0
+    or more (thread-block clusters, distributed shared memory), more edges than the one-block kernel
+    takes (:data:`WHOLE_GRAPH_MAX_EDGES`), at most :data:`CLUSTER_MAX_EDGES` edges and
+    :data:`CLUSTER_MAX_VERTICES` vertices. The shared memory of the partition is checked by the engine."""
+    try:
+        major = int(str(compute_capability).split(".")[0])
+    except ValueError:
+        return False
+    n, m = int(n_vertices), int(n_edges)
+    return major >= 9 and WHOLE_GRAPH_MAX_EDGES < m <= CLUSTER_MAX_EDGES and 0 < n <= CLUSTER_MAX_VERTICES
 
 
 def check_device_memory(needed_bytes: int, what: str) -> None:
@@ -607,12 +712,20 @@ class TraversalEngine:
         and ``whole_graph_pull``: with pull levels (:func:`whole_graph_pull`) the kernel gets the
         in-edges (built here for a directed graph whose config has none)."""
         self.whole_graph = self.whole_graph_staged = self.whole_graph_pull = False
+        self.cluster_size = 0
+        self._cluster_pending = False
+        #: The cluster kernel's calibration (``CLUSTER = "auto"``): ``{"sources", "rounds_ms",
+        #: "cluster_ms", "chosen"}`` (device ms of each source, best of two), or None.
+        self.cluster_calibration = None
         self._wg_graph = None
+        self._wg_grid = 1
         if not self.claim_once or WHOLE_GRAPH != "auto":
             return
         n, m = self.n, self.graph.n_edges
         optin = int(self.props.get("shared_mem_per_block_optin", 0) or 0)
         if not whole_graph_fits(n, m, optin):
+            if CLUSTER in ("auto", "on") and cluster_fits(n, m, self.props.get("cc", "0.0")):
+                self._setup_cluster(optin)
             return
         import cupy
 
@@ -635,16 +748,7 @@ class TraversalEngine:
             self._wg_columns16 = cupy.zeros(((m + 1) // 2 + 3) // 4 * 8, dtype=cupy.uint16)
             self._wg_columns16[:m] = self.column_indices
             columns16 = self._wg_columns16
-        pull_offsets = pull_indices = null
-        if pull:  # in-edges: the graph's own CSR when undirected (the kernel then reads the staged copy)
-            if not self.graph.directed:
-                pull_offsets, pull_indices = self.row_offsets, self.column_indices
-            elif self.pull_offsets is not self.row_offsets:
-                pull_offsets, pull_indices = self.pull_offsets, self.pull_indices
-            else:
-                po, pi = transpose_csr(self.graph)
-                pull_offsets, pull_indices = po.astype(self.row_offsets.dtype, copy=False), pi
-            self._wg_pull = (pull_offsets, pull_indices)
+        pull_offsets, pull_indices = self._in_edges() if pull else (null, null)
         host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else null
         self._wg_kernel, self._wg_smem, self.whole_graph_staged, self.whole_graph_pull = k, smem, staged, pull
         self._wg_args = (self.row_offsets, self.column_indices, columns16, pull_offsets, pull_indices,
@@ -653,12 +757,130 @@ class TraversalEngine:
                          self.state, host_state, self.params, self.level_sizes, self.level_info, self.level_time)
         self.whole_graph = True
 
+    def _in_edges(self):
+        """The in-edges (row offsets, column indices) of the one-launch kernels' pull levels: the
+        graph's own CSR when undirected (the kernels then read their staged copy), the config's
+        in-edges when it has them, else the transpose, built here once and kept."""
+        if not self.graph.directed:
+            pair = (self.row_offsets, self.column_indices)
+        elif self.pull_offsets is not self.row_offsets:
+            pair = (self.pull_offsets, self.pull_indices)
+        else:
+            po, pi = transpose_csr(self.graph)
+            pair = (po.astype(self.row_offsets.dtype, copy=False), pi)
+        self._wg_pull = pair
+        return pair
+
+    def _setup_cluster(self, optin: int) -> None:
+        """Prepare the cluster kernel (``kernels/cluster_graph.cu``: a whole BFS in one launch of one
+        thread-block cluster) for this graph: the partition of the vertices among its blocks
+        (:func:`cluster_partition`), their rows staged in shared memory where they fit, pull levels per
+        :data:`CLUSTER_PULL`. Tries :data:`CLUSTER_SIZE` blocks, then 8; a size the device cannot
+        schedule (its launch fails) is dropped, and with no size left the engine keeps the config's
+        launch rounds. Sets ``whole_graph`` (the traversal is one launch), ``cluster_size`` (its blocks),
+        ``whole_graph_staged`` and ``whole_graph_pull``."""
+        import cupy
+
+        from ._kernels import CLUSTER_SIZES
+
+        n, m = self.n, self.graph.n_edges
+        ro = self.row_offsets
+        ro_host = ro.get() if hasattr(ro, "get") else np.asarray(ro)
+        pull = m >= CLUSTER_PULL_MIN_DEGREE * n if CLUSTER_PULL == "auto" else bool(CLUSTER_PULL)
+        null = np.uintp(0)
+        pull_pair = None
+        host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else null
+        for c in dict.fromkeys((CLUSTER_SIZE, 8)):
+            if c not in CLUSTER_SIZES:
+                continue
+            bounds, owners, wmax, emax = cluster_partition(ro_host, n, c)
+            if 32 * wmax > CLUSTER_MAX_RANGE:
+                continue
+            for staged in ((True, False) if WHOLE_GRAPH_STAGE == "auto" else (False,)):
+                k = get_kernel("cluster_graph", f"cluster_levels<{c}, {str(staged).lower()}, "
+                               f"{OPERATORS[self.algorithm]}>", self.algorithm, self.eid64)
+                smem = cluster_smem_bytes(n, wmax, emax, pull=pull, staged=staged)
+                if smem + int(k.shared_size_bytes) <= optin:
+                    break
+            else:
+                continue
+            try:
+                if smem + int(k.shared_size_bytes) > 48 * 1024:
+                    k.max_dynamic_shared_size_bytes = smem
+                if c > 8:  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+                    cupy.cuda.driver.funcSetAttribute(k.kernel.ptr, 14, 1)
+            except Exception:
+                continue
+            if pull and pull_pair is None:
+                pull_pair = self._in_edges()
+            po, pi = pull_pair if pull else (null, null)
+            self._cl_bounds = cupy.asarray(bounds)
+            self._cl_owners = cupy.asarray(owners)
+            args = (self.row_offsets, self.column_indices, po, pi, self._cl_bounds, self._cl_owners,
+                    np.int32(wmax), np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA),
+                    np.int32(WHOLE_GRAPH_PULL_SERIAL), self.op_args, self.source_slot, self.state, host_state,
+                    self.params, self.level_sizes, self.level_info, self.level_time)
+            try:  # a trial launch: a cluster the device cannot schedule fails here, not in a traversal
+                cupy.cuda.Device().synchronize()  # the graph's arrays were built on other streams
+                self._source_host[0] = 0
+                with self.stream:
+                    self._enqueue_source(self.stream.ptr)
+                    k((c,), (WHOLE_GRAPH_THREADS,), args, shared_mem=smem)
+                self.stream.synchronize()
+            except cupy.cuda.driver.CUDADriverError:
+                continue
+            self._wg_kernel, self._wg_smem, self._wg_args, self._wg_grid = k, smem, args, c
+            self.whole_graph_staged, self.whole_graph_pull, self.cluster_size = staged, pull, c
+            self.whole_graph = True
+            if CLUSTER == "auto":  # measured against the launch rounds before the first traversal
+                self.whole_graph, self._cluster_pending = False, True
+            return
+
+    def _calibrate_cluster(self) -> None:
+        """Time the cluster kernel against the config's launch rounds on this graph and keep the faster
+        (``CLUSTER = "auto"``; run once, before the engine's first traversal). Sources: the vertex of
+        largest out-degree and :data:`CLUSTER_CALIBRATION_SOURCES` more (seeded, out-degree > 0); each path
+        runs one untimed traversal (the launch rounds' first primes their CUDA graphs, the cluster's
+        captures its one-node graph), then each source twice, device time with CUDA events (the better
+        of the two). The cluster kernel is kept when its total is below :data:`CLUSTER_MARGIN` of the
+        rounds'; ``cluster_calibration`` records the times and the choice, ``cluster_size`` is 0 when
+        the rounds were kept. Both paths are exact, so the choice changes only the time."""
+        import cupy
+
+        self._cluster_pending = False
+        deg = self.out_degrees
+        hub = int(deg.argmax())
+        nz = cupy.asnumpy(cupy.flatnonzero(cupy.asarray(deg) > 0))
+        rng = np.random.default_rng(0)
+        extra = rng.choice(nz, size=min(CLUSTER_CALIBRATION_SOURCES, nz.size), replace=False) if nz.size else []
+        sources = list(dict.fromkeys([hub] + [int(v) for v in extra]))
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+
+        def timed(s: int) -> float:
+            start.record(self.stream)
+            self.traverse(s, lambda: end.record(self.stream))
+            end.synchronize()
+            return float(cupy.cuda.get_elapsed_time(start, end))
+
+        times = {}
+        for cluster in (False, True):
+            self.whole_graph = cluster
+            self.traverse(sources[0])
+            times[cluster] = [min(timed(s), timed(s)) for s in sources]
+        chosen = sum(times[True]) < CLUSTER_MARGIN * sum(times[False])
+        self.whole_graph = chosen
+        if not chosen:
+            self.cluster_size = 0
+            self.whole_graph_staged = self.whole_graph_pull = False
+        self.cluster_calibration = {"sources": sources, "rounds_ms": times[False], "cluster_ms": times[True],
+                                    "chosen": chosen}
+
     def _enqueue_whole(self, stream_ptr: int) -> None:
         """Enqueue a whole traversal on the whole-graph kernel: the source (a copy where the device
         cannot map host memory), the one launch, the state read-back (the kernel writes it zero-copy,
         else a copy)."""
         self._enqueue_source(stream_ptr)
-        self._wg_kernel((1,), (WHOLE_GRAPH_THREADS,), self._wg_args, shared_mem=self._wg_smem)
+        self._wg_kernel((self._wg_grid,), (WHOLE_GRAPH_THREADS,), self._wg_args, shared_mem=self._wg_smem)
         if not self.zero_copy:
             self._enqueue_state_copy(stream_ptr)
 
@@ -1041,6 +1263,8 @@ class TraversalEngine:
 
             cupy.cuda.Device().synchronize()
             self._built_synced = True
+        if self._cluster_pending:  # once: the cluster kernel or the launch rounds, whichever is faster here
+            self._calibrate_cluster()
         self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)
         if self.whole_graph:
             return self._traverse_whole(before_sync)

@@ -66,6 +66,9 @@ def _per_op(fmt: str, **ranges) -> dict:
 _WP = ("false", "true")
 #: Steps of 32 edges a warp of the whole-graph kernel (``kernels/whole_graph.cu``) unrolls, built.
 WHOLE_GRAPH_EPT = (1, 4)
+#: Blocks of the cluster kernel (``kernels/cluster_graph.cu``), built: 8 (the portable cluster size)
+#: and 16 (Hopper's largest, a non-portable size the engine opts in to).
+CLUSTER_SIZES = (8, 16)
 #: Block size of the multi-GPU BFS kernels (``kernels/distributed.cu``).
 DISTRIBUTED_BLOCK = 256
 
@@ -89,6 +92,12 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     "whole_graph": KernelSource("whole_graph", "whole_graph.cu",
                                 {"bfs": tuple(f"whole_graph_levels<{e}, {st}, BFSOp>"
                                               for e in WHOLE_GRAPH_EPT for st in _WP)}),
+    # a whole BFS in one launch of one thread-block cluster (sm_90: the blocks' shared memories joined),
+    # for graphs past the one-block kernel; 8 or 16 blocks, each block's CSR rows read from global
+    # memory or staged in its shared memory
+    "cluster_graph": KernelSource("cluster_graph", "cluster_graph.cu",
+                                  {"bfs": tuple(f"cluster_levels<{c}, {st}, BFSOp>"
+                                                for c in CLUSTER_SIZES for st in _WP)}),
     # (and in its block-balanced form for graphs with hubs; SSSP also in its in-place-expansion form,
     # TraversalConfig.inline_degree)
     "persistent": KernelSource("persistent", "persistent.cu",

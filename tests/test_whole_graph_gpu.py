@@ -22,10 +22,12 @@ CONFIGS = [TraversalConfig(load_balance="edge_mapped", block_size=1024, duplicat
 
 @pytest.fixture
 def any_size(monkeypatch):
-    """No edge limit: every zoo graph of at most 65,536 vertices runs on the kernel."""
+    """No edge limit: every zoo graph of at most 65,536 vertices runs on the kernel (and no other graph
+    on the cluster kernel, tests/test_cluster_graph_gpu.py)."""
     import autotune._engine as E
 
     monkeypatch.setattr(E, "WHOLE_GRAPH_MAX_EDGES", 1 << 40)
+    monkeypatch.setattr(E, "CLUSTER", "off")
     return E
 
 
@@ -198,7 +200,13 @@ def test_edge_limit_and_switch(monkeypatch):
     assert E.whole_graph_fits(g.n_vertices, g.n_edges, 232448)
     assert BFSEngine(g, CONFIGS[0]).whole_graph
     monkeypatch.setattr(E, "WHOLE_GRAPH_MAX_EDGES", g.n_edges - 1)
+    eng = BFSEngine(g, CONFIGS[0])  # past the limit: the cluster kernel (calibrated) where the device has clusters
+    assert not eng.whole_graph
+    _check(g, sources[0], eng.bfs(sources[0]), {})
+    assert (eng.cluster_calibration is not None) == E.cluster_fits(g.n_vertices, g.n_edges, eng.props["cc"])
+    monkeypatch.setattr(E, "CLUSTER", "off")
     assert not BFSEngine(g, CONFIGS[0]).whole_graph
+    monkeypatch.setattr(E, "CLUSTER", "auto")
     monkeypatch.setattr(E, "WHOLE_GRAPH_MAX_EDGES", g.n_edges)
     monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
     eng = BFSEngine(g, CONFIGS[0])
