@@ -115,7 +115,10 @@ CLUSTER_CALIBRATION_SOURCES = 3
 #: Blocks of the cluster: 16 (Hopper's largest cluster, a non-portable size the engine opts in to),
 #: else 8 where the device cannot schedule 16 blocks of 1024 threads with this shared memory.
 CLUSTER_SIZE = 16
-#: Edge limit of the cluster kernel (calibrated on an H200: README, "Small graphs").
+#: Edge limit of the cluster kernel: past it the multi-block kernels' levels win (first form of the
+#: kernel, one H200 run, notebooks/figures/cluster_v1_ab_h200.jsonl: caidaRouterLevel, 1.2 million
+#: edges, 1.55x; coAuthorsDBLP, 2 million, 1.42x; soc-Slashdot0902, 870,000, 1.25x), and graphs
+#: within it are calibrated anyway.
 CLUSTER_MAX_EDGES = 1 << 20
 #: Vertex limit: 16 blocks of at most CLUSTER_MAX_RANGE vertices each.
 CLUSTER_MAX_VERTICES = 1 << 18
@@ -851,6 +854,7 @@ class TraversalEngine:
         deg = self.out_degrees
         hub = int(deg.argmax())
         nz = cupy.asnumpy(cupy.flatnonzero(cupy.asarray(deg) > 0))
+        nz = nz[nz != hub]
         rng = np.random.default_rng(0)
         extra = rng.choice(nz, size=min(CLUSTER_CALIBRATION_SOURCES, nz.size), replace=False) if nz.size else []
         sources = list(dict.fromkeys([hub] + [int(v) for v in extra]))

@@ -15,26 +15,28 @@
 // Liu & Huang, "Enterprise: Breadth-First Graph Traversal on GPUs" (SC'15), section 2 (Table 2: the
 // status array in the fastest memory that holds it): the visited bitmap is partitioned over the
 // cluster's shared memories. Block r OWNS the vertices [bounds[r], bounds[r+1]) (contiguous ranges of
-// about equal edges + vertices, multiples of 32, chosen by the engine): their visited bits, their
-// next-frontier bits, their frontier queue (16-bit local ids) and, where it fits, their CSR rows
-// (staged: row offsets relative to the range, 32-bit column ids), so a block expands only its own
-// frontier vertices and reads their edges from its own shared memory. A claim of vertex v goes to
-// v's owner: a shared-memory atomicOr on its visited word when the claimer owns v, else the same
-// atomic on the owner's shared memory through DSMEM (mapa + atom.shared::cluster), and then, without
-// waiting, the parent into the owner's parent slot of v and the bit of v in the owner's next-frontier
-// bitmap (st / red.shared::cluster). After the level's cluster barrier each block turns its
-// next-frontier bitmap into its next queue (a block-wide scan of the words' popcounts) and the operator
-// records those claims there, so no queue is appended across SMs and no global store is outstanding
-// at a barrier (whose release waits for every store of the block: measured on an H200, the barrier
-// alone costs 0.31 us, 0.07 us without release semantics, and one outstanding global store 0.1-0.15
-// us more; notebooks/figures/cluster_barrier_h200.json). Every block counts its claims; after the barrier
-// each block reads the C counts (one DSMEM load per block) and all agree on the next frontier's size,
-// so they run the same number of barriers and stop together.
+// about equal edges + vertices, starting at multiples of 32, chosen by the engine): their visited bits,
+// their next-frontier bits, their frontier queue (16-bit local ids), their parents and levels, and,
+// where it fits, their CSR rows (staged: row offsets relative to the range, 32-bit column ids), so a
+// block expands only its own frontier vertices and reads their edges from its own shared memory. A
+// claim of vertex v goes to v's owner: a shared-memory atomicOr on its visited word when the claimer
+// owns v, else the same atomic on the owner's shared memory through DSMEM (mapa +
+// atom.shared::cluster, one round trip), and then, without waiting, the parent into the owner's slot
+// of v and v's bit in the owner's next-frontier bitmap (st / red.shared::cluster). After the level's
+// cluster barrier each block turns its next-frontier bitmap into its next queue (a block-wide scan of
+// the words' popcounts) and notes the level of each new vertex, so no queue is appended across SMs.
+// The operator's per-vertex results (Op::record_claim, Op::init_source, Op::reset_vertex for vertices
+// not reached) are written once, by each block for its range, after the last level: no global store
+// is outstanding at a level's barrier, whose release waits for every store of the block. Every block
+// counts its claims; after the barrier each block reads the C counts (one DSMEM load per lane of one
+// warp) and all agree on the next frontier's size, so they run the same number of barriers and stop
+// together.
 //
 // Push levels map a block's frontier edges as whole_graph.cu does (Busato & Bombieri, "Efficient load
 // balancing techniques for graph traversal applications on GPUs", section 3.2: a block-wide prefix-sum
 // of up to 1024 frontier vertices' out-degrees, each warp one contiguous share of the edges, each lane
-// one binary search per round, then a gallop), and a frontier of at most 32 vertices by registers.
+// one binary search per round, then a gallop), and a frontier of at most 32 vertices by registers; a
+// block whose range holds no frontier vertex goes straight to the barrier.
 //
 // Pull levels: Beamer, Asanovic & Patterson, "Direction-Optimizing Breadth-First Search" (SC'12),
 // sections 3-4, with GAP's rule (alpha = 15, beta = 18): at the start of a level whose frontier holds at
@@ -45,12 +47,15 @@
 // in-edges: a thread scans pull_serial of them alone, then its warp scans the rest 32 at a time. The
 // claims of a pull level are the owner's own (no atomic crosses SMs).
 //
-// The advance holds no algorithm code: the operator resets a vertex, initialises the source and
-// records a claim the bitmap decided (Op::kClaimOnce: exact for claim-once operators, BFS). What bounds
-// it: a level costs a cluster barrier, the DSMEM round trips of its claims (a load, then an atomic
-// for a neighbour not yet visited) and the bitmap-to-queue pass; on levels of 10^6 edges the C SMs'
-// issue rate, which is why the engine leaves larger graphs to the multi-block kernels
-// (autotune/_engine.py, CLUSTER_MAX_EDGES).
+// What bounds it (measured on an H200, notebooks/figures/cluster_barrier_h200.json and
+// cluster_phases_v3_h200.json): a level costs ~2.5 us before its edges -- the cluster barrier (0.31 us
+// alone with 16 blocks of 1024 threads, 0.07 us without release semantics, more when the blocks arrive
+// unevenly), the DSMEM round trip of the counts, the bitmap-to-queue pass and the bookkeeping that all
+// 32 warps of a block run (8 warps share each of an SM's 4 schedulers, so every instruction they all
+// run costs 8 issue slots). That is more than the persistent kernel's grid barrier costs on levels of a
+// few vertices, so on deep, narrow graphs (thousands of levels) the launch rounds stay faster, while on
+// levels of 10^2-10^4 vertices the 16 SMs' shared-memory claims win; the engine times both on each
+// graph before its first traversal and keeps the faster (autotune/_engine.py, CLUSTER = "auto").
 #include "traversal.cuh"
 #include "block_scan.cuh"
 
@@ -128,8 +133,8 @@ template <> struct CLCsr<false> {
 // v, else the same atomic through DSMEM: one round trip, no load first); the winner writes u into the
 // owner's parent slot of v and sets v's bit in the owner's next-frontier bitmap (s_nbL: the ring of
 // this level; every block has the same layout), both without waiting. The operator records the claim
-// later, when the owner turns its bitmap into its next queue (after the level's barrier): no global
-// store is outstanding at the barrier, whose release would wait for it.
+// after the last level, from the owner's parent and level slots: no global store is outstanding at a
+// level's barrier, whose release would wait for it.
 __device__ __forceinline__ bool at_cl_claim(unsigned* s_bits, unsigned* s_nbL, vid_t* s_pred,
                                             const unsigned char* s_own, const int* s_wlo, int rank, vid_t u,
                                             vid_t v) {
