@@ -33,3 +33,55 @@ __device__ __forceinline__ int at_sb_last_le(const eid_t* a, int n, eid_t key) {
     return lo;
 }
 
+// Last index i >= j in [0, n) with a[i] <= key, given a[j] <= key (a non-decreasing): gallop forward
+// from j, then binary search the last gap; one read when key is still in row j.
+__device__ __forceinline__ int at_sb_advance(const eid_t* a, int n, int j, eid_t key) {
+    int lo = j, step = 1;
+    while (lo + step < n && a[lo + step] <= key) {
+        lo += step;
+        step <<= 1;
+    }
+    int hi = min(lo + step, n);
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (a[mid] <= key) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+// In a converged warp whose lanes hold a non-decreasing `excl` (an exclusive prefix-sum), the last lane
+// j < lanes with excl_j <= x (lane 0 when none): a binary search by shuffles, x per lane.
+__device__ __forceinline__ int at_warp_last_le(int excl, int x, int lanes) {
+    int j = 0;
+#pragma unroll
+    for (int step = 16; step > 0; step >>= 1) {
+        const int y = __shfl_sync(AT_FULL_MASK, excl, j + step);
+        if (j + step < lanes && y <= x) j += step;
+    }
+    return j;
+}
+
+// The state of a traversal finished inside one launch (whole_graph.cu, cluster_graph.cu), as the
+// launch-round kernels leave it (L levels, `explored` push edges), and its zero-copy read-back to the
+// host (see traversal_state_out). Every thread of the block calls it (host_state is uniform).
+__device__ __forceinline__ void at_finish_state(BFSState* st, BFSState* host_state, int L, long long explored) {
+    if (threadIdx.x == 0) {
+        st->ctr[0] = 0ull;
+        st->ctr[1] = 0ull;
+        st->ctr[2] = 0ull;
+        st->hub_ctr[0] = 0;
+        st->hub_ctr[1] = 0;
+        st->hub_ctr[2] = 0;
+        st->level = L;
+        st->done_blocks = 0u;
+        st->dir = AT_PATH_PUSH;
+        st->explored = explored;
+        st->iterations = 1;
+        st->pad = 0;
+    }
+    if (host_state != nullptr) {
+        __syncthreads();
+        if (threadIdx.x < 8)
+            reinterpret_cast<volatile u64*>(host_state)[threadIdx.x] = reinterpret_cast<const volatile u64*>(st)[threadIdx.x];
+    }
+}

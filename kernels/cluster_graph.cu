@@ -170,20 +170,6 @@ __device__ __forceinline__ void at_cl_trace_out(int L0, int k, int trace_cap, co
     }
 }
 
-// Last index i >= j in [0, n) with a[i] <= key, given a[j] <= key (a non-decreasing): gallop forward.
-__device__ __forceinline__ int at_cl_advance(const eid_t* a, int n, int j, eid_t key) {
-    int lo = j, step = 1;
-    while (lo + step < n && a[lo + step] <= key) {
-        lo += step;
-        step <<= 1;
-    }
-    int hi = min(lo + step, n);
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) >> 1;
-        if (a[mid] <= key) lo = mid; else hi = mid;
-    }
-    return lo;
-}
 #endif  // AT_CL_SM90
 
 // Dynamic shared memory, in 32-bit words, the same layout in every block (wmax = the largest range's
@@ -385,12 +371,7 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
                 const int wbase = base + ((tid >> 5) << 5);
                 for (int x0 = 0; x0 < total; x0 += 32) {  // warp-uniform steps
                     const int x = x0 + lane;
-                    int j = 0;  // the lane whose remaining in-edges hold x: last j with excl_j <= x
-#pragma unroll
-                    for (int step = 16; step > 0; step >>= 1) {
-                        const int y = __shfl_sync(AT_FULL_MASK, excl, j + step);
-                        if (j + step < 32 && y <= x) j += step;
-                    }
+                    const int j = at_warp_last_le(excl, x, 32);  // the lane whose remaining in-edges hold x
                     const eid_t ej = __shfl_sync(AT_FULL_MASK, e, j) + (eid_t)(x - __shfl_sync(AT_FULL_MASK, excl, j));
                     const int vjl = wbase + j;
                     bool c = false;
@@ -428,12 +409,7 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
             const int wb = (tid >> 5) * per_warp;
             const int we = min(wb + per_warp, total);
             for (int e = wb + lane; e - lane < we; e += 32) {  // warp-uniform steps
-                int j = 0;  // the lane j with excl_j <= e < excl_j + deg_j
-#pragma unroll
-                for (int step = 16; step > 0; step >>= 1) {
-                    const int x = __shfl_sync(AT_FULL_MASK, excl, j + step);
-                    if (j + step < qn && x <= e) j += step;
-                }
+                const int j = at_warp_last_le(excl, e, qn);  // the lane j with excl_j <= e < excl_j + deg_j
                 const eid_t bj = __shfl_sync(AT_FULL_MASK, beg, j);
                 const int ej = __shfl_sync(AT_FULL_MASK, excl, j);
                 const vid_t uj = __shfl_sync(AT_FULL_MASK, u, j);
@@ -468,7 +444,7 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
                 for (eid_t e = wb + lane; e - lane < we; e += 32) {  // warp-uniform steps
                     bool c = false;
                     if (e < we) {
-                        j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_cl_advance(s_prefix, nv, j, e);
+                        j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_sb_advance(s_prefix, nv, j, e);
                         const vid_t v = g.at(s_beg[j] + (e - s_prefix[j]));
                         c = at_cl_claim(s_bits, nbL, s_pred, s_own, s_wlo, rank, s_u[j], v);
                     }
@@ -558,27 +534,10 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
         else if (v == source) Op::init_source(op, source);
         else Op::record_claim(octx, s_pred[vl], v, s_dist[vl] - 1);
     }
-    if (rank == 0) {
-        if (tid == 0) {  // the trace's last levels; the state of a finished traversal, as the launch-round kernels leave it
+    if (rank == 0) {  // the trace's last levels; the state of the finished traversal
+        if (tid == 0)
             at_cl_trace_out(L & ~31, L & 31, trace_cap, s_tsize, s_tinfo, s_ttime, level_sizes, level_info, level_time);
-            st->ctr[0] = 0ull;
-            st->ctr[1] = 0ull;
-            st->ctr[2] = 0ull;
-            st->hub_ctr[0] = 0;
-            st->hub_ctr[1] = 0;
-            st->hub_ctr[2] = 0;
-            st->level = L;
-            st->done_blocks = 0u;
-            st->dir = AT_PATH_PUSH;
-            st->explored = explored;
-            st->iterations = 1;
-            st->pad = 0;
-        }
-        if (host_state != nullptr) {  // zero-copy read-back (see traversal_state_out)
-            __syncthreads();
-            if (tid < 8)
-                reinterpret_cast<volatile u64*>(host_state)[tid] = reinterpret_cast<const volatile u64*>(st)[tid];
-        }
+        at_finish_state(st, host_state, L, explored);
     }
     at_cl_sync();  // no block exits while another may still read its shared memory (the last counts)
 #else

@@ -60,22 +60,6 @@ __device__ __forceinline__ void at_wg_put(unsigned short* q, int n, int L, int p
     else q[n - 1 - pos] = (unsigned short)v;
 }
 
-// Last index i >= j in [0, n) with a[i] <= key, given a[j] <= key (a non-decreasing): gallop forward
-// from j, then binary search the last gap; one read when key is still in row j.
-__device__ __forceinline__ int at_wg_advance(const eid_t* a, int n, int j, eid_t key) {
-    int lo = j, step = 1;
-    while (lo + step < n && a[lo + step] <= key) {
-        lo += step;
-        step <<= 1;
-    }
-    int hi = min(lo + step, n);
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) >> 1;
-        if (a[mid] <= key) lo = mid; else hi = mid;
-    }
-    return lo;
-}
-
 // The CSR a level reads: the staged copy in shared memory (kStaged) or the global arrays.
 template <bool kStaged> struct WGCsr;
 template <> struct WGCsr<true> {
@@ -269,12 +253,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                 const int excl = incl - rem;
                 for (int x0 = 0; x0 < total; x0 += 32) {  // warp-uniform steps
                     const int x = x0 + lane;
-                    int j = 0;  // the lane whose remaining in-edges hold x: last j with excl_j <= x
-#pragma unroll
-                    for (int step = 16; step > 0; step >>= 1) {
-                        const int y = __shfl_sync(AT_FULL_MASK, excl, j + step);
-                        if (j + step < 32 && y <= x) j += step;
-                    }
+                    const int j = at_warp_last_le(excl, x, 32);  // the lane whose remaining in-edges hold x
                     const eid_t ej = __shfl_sync(AT_FULL_MASK, e, j) + (eid_t)(x - __shfl_sync(AT_FULL_MASK, excl, j));
                     const vid_t vj = base + wbase + j;
                     claim[0] = false;
@@ -306,12 +285,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                 for (int k = 0; k < EPT; ++k) {
                     const int e = e0 + k * 32 + lane;
                     // the lane j with excl_j <= e < excl_j + deg_j: last j with excl_j <= e, by shuffles
-                    int j = 0;
-#pragma unroll
-                    for (int step = 16; step > 0; step >>= 1) {
-                        const int x = __shfl_sync(AT_FULL_MASK, excl, j + step);
-                        if (j + step < fsize && x <= e) j += step;
-                    }
+                    const int j = at_warp_last_le(excl, e, fsize);
                     const eid_t bj = __shfl_sync(AT_FULL_MASK, beg, j);
                     const int ej = __shfl_sync(AT_FULL_MASK, excl, j);
                     const vid_t uj = __shfl_sync(AT_FULL_MASK, u, j);
@@ -354,7 +328,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                         const eid_t e = e0 + (eid_t)(k * 32 + lane);
                         jk[k] = -1;
                         if (e < we) {
-                            j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_wg_advance(s_prefix, nv, j, e);
+                            j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_sb_advance(s_prefix, nv, j, e);
                             jk[k] = j;
                         }
                     }
@@ -386,23 +360,5 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
         if (fsize == 0) break;  // uniform: every thread read the same count after the barrier
     }
 
-    if (tid == 0) {  // the state of a finished traversal, as the launch-round kernels leave it
-        st->ctr[0] = 0ull;
-        st->ctr[1] = 0ull;
-        st->ctr[2] = 0ull;
-        st->hub_ctr[0] = 0;
-        st->hub_ctr[1] = 0;
-        st->hub_ctr[2] = 0;
-        st->level = L;
-        st->done_blocks = 0u;
-        st->dir = AT_PATH_PUSH;
-        st->explored = explored;
-        st->iterations = 1;
-        st->pad = 0;
-    }
-    if (host_state != nullptr) {  // zero-copy read-back (see traversal_state_out); uniform
-        __syncthreads();
-        if (tid < 8)
-            reinterpret_cast<volatile u64*>(host_state)[tid] = reinterpret_cast<const volatile u64*>(st)[tid];
-    }
+    at_finish_state(st, host_state, L, explored);
 }
