@@ -858,13 +858,10 @@ class TraversalEngine:
         rng = np.random.default_rng(0)
         extra = rng.choice(nz, size=min(CLUSTER_CALIBRATION_SOURCES, nz.size), replace=False) if nz.size else []
         sources = list(dict.fromkeys([hub] + [int(v) for v in extra]))
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        events = (cupy.cuda.Event(), cupy.cuda.Event())  # its own: it runs inside a timed traversal
 
         def timed(s: int) -> float:
-            start.record(self.stream)
-            self.traverse(s, lambda: end.record(self.stream))
-            end.synchronize()
-            return float(cupy.cuda.get_elapsed_time(start, end))
+            return self.timed_traverse(s, events=events)[1]
 
         times = {}
         for cluster in (False, True):
@@ -1523,13 +1520,14 @@ class TraversalEngine:
             out.append(LevelTrace(L, int(sizes[L]), direction, where, vw or None, (times[L + 1] - times[L]) / 1e3))
         return out
 
-    def timed_traverse(self, source: int, after=None) -> tuple[int, float]:
+    def timed_traverse(self, source: int, after=None, events=None) -> tuple[int, float]:
         """:meth:`traverse` between two CUDA events on the engine's stream; returns (levels, elapsed
-        ms). *after* (optional) enqueues more work after the end event, covered by the same wait."""
+        ms). *after* (optional) enqueues more work after the end event, covered by the same wait;
+        *events* (optional): the (start, end) pair to use instead of the engine's own."""
         import cupy
 
         stream = self.stream
-        start, end = self._events
+        start, end = self._events if events is None else events
 
         def before_sync():
             end.record(stream)
