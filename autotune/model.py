@@ -95,7 +95,7 @@ import operator
 import os
 import platform
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -604,7 +604,9 @@ class TrainingSet:
         sorted by fingerprint.
     times : list of dict
         Per graph, ``config_id -> median time (ms)`` of its valid measurements (median over
-        records when a pair was measured more than once).
+        records when a pair was measured more than once): what a config delivers, the time that
+        regrets charge. A config with a record of a one-launch kernel is charged that kernel's
+        time, one time shared by the graph's configs that ran it (:func:`_delivered_and_fit_times`).
     invalid : list of set
         Per graph, config ids that gave an invalid result there (and never a valid one).
     configs : dict
@@ -616,6 +618,10 @@ class TrainingSet:
         Records used.
     algorithm : {'bfs', 'sssp'}
         The traversal of every record (one model per algorithm).
+    fit_times : list of dict or None
+        Per graph, the timings the model is fitted on where they differ from :attr:`times`: a
+        config's launch-round time on a graph where the engine runs the whole-graph kernel for every
+        config (:func:`_delivered_and_fit_times`). None: fitted on :attr:`times`.
     """
 
     X: np.ndarray
@@ -627,6 +633,14 @@ class TrainingSet:
     feature_names: tuple
     n_records: int = 0
     algorithm: str = "bfs"
+    fit_times: list | None = None
+
+    def fit_view(self) -> "TrainingSet":
+        """This set with :attr:`fit_times` as its :attr:`times` (itself when there are none): what
+        the model and its labels are fitted on."""
+        if self.fit_times is None:
+            return self
+        return replace(self, times=self.fit_times, fit_times=None)
 
     @property
     def n_graphs(self) -> int:
@@ -866,6 +880,7 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
         configs.setdefault(r.config_id, r.config)
         if r.valid:
             g["t"].setdefault(r.config_id, []).append(r.median_ms)
+            g.setdefault("runs", []).append((r.config_id, r.median_ms, one_launch_path(r.measure)))
         else:
             g["bad"].add(r.config_id)
     if feature_names is None:
@@ -878,7 +893,7 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
                           f"(logged by an earlier release): training on the profile of the shipped models "
                           f"({len(feature_names)} features); re-sweep them to use all {len(v2)}", UserWarning,
                           stacklevel=3)
-    X, graphs, times, invalid, skipped = [], [], [], [], []
+    X, graphs, times, invalid, fit_times, skipped = [], [], [], [], [], []
     names = tuple(feature_names)
     for fp in sorted(per_graph):
         g = per_graph[fp]
@@ -892,8 +907,9 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
             continue
         X.append(x)
         graphs.append({k: g[k] for k in ("name", "fingerprint", "spec", "features", "family")})
-        t = {c: float(np.median(v)) for c, v in g["t"].items()}
+        t, t_fit = _delivered_and_fit_times(g["runs"])
         times.append(t)
+        fit_times.append(t_fit)
         invalid.append({c for c in g["bad"] if c not in t})
     if skipped and warn:
         warnings.warn(f"{len(skipped)} graph(s) left out of training: {'; '.join(skipped[:5])}", UserWarning,
@@ -901,7 +917,86 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
     if not graphs:
         raise TrainingDataError(f"no graph with a valid measurement on {device!r}")
     dev = next(r.device for r in recs)
-    return TrainingSet(np.vstack(X), graphs, times, invalid, configs, dict(dev), names, len(recs), algorithm)
+    return TrainingSet(np.vstack(X), graphs, times, invalid, configs, dict(dev), names, len(recs), algorithm,
+                       fit_times=fit_times if any(a is not b for a, b in zip(fit_times, times)) else None)
+
+
+#: Level paths of the kernels that run a whole traversal in one launch and read nothing of the config
+#: but its algorithm (``kernels/whole_graph.cu``, ``kernels/cluster_graph.cu``): every config whose
+#: engine took one of them ran the same code on that graph.
+ONE_LAUNCH_PATHS = ("whole_graph", "cluster")
+
+
+def one_launch_path(measure: Mapping) -> str | None:
+    """The one-launch kernel (an entry of :data:`ONE_LAUNCH_PATHS`) that ran every level of a logged
+    measurement's traced traversal (``measure["levels"]``, entries ``[size, direction, path, us]``),
+    or None (launch rounds, a mix, or no trace: logs swept without ``--levels``)."""
+    levels = measure.get("levels") if isinstance(measure, Mapping) else None
+    if not levels:
+        return None
+    paths = {lv[2] for lv in levels if isinstance(lv, (list, tuple)) and len(lv) > 2}
+    if len(paths) == 1:
+        path = next(iter(paths))
+        if path in ONE_LAUNCH_PATHS:
+            return path
+    return None
+
+
+def _delivered_and_fit_times(runs) -> tuple[dict, dict]:
+    """One graph's ``config_id -> ms`` timings for charging picks and for fitting the model.
+
+    *runs* holds ``(config_id, median_ms, one_launch_path)`` per valid record. What a config
+    *delivers*: where it has a record of a one-launch kernel (:func:`one_launch_path`), that
+    kernel's time, pooled over the graph's configs that ran it (:func:`_pool_one_launch`: an engine
+    that has the kernel runs it for this config); else the median of its records (launch rounds,
+    the same code in every sweep). The model is fitted on the delivered times too, except for
+    configs that ran the whole-graph kernel: the engine takes it for *every* config of a graph it
+    fits, so their delivered times are one number and say nothing about configs; the fit reads
+    their launch-round records instead where the log has some (a sweep from before the kernel).
+    The cluster kernel is kept only where it beats the config's own rounds, so what a config
+    delivers there is what the model should learn. Measured on the H200 log (leave one family out,
+    forest seeds 0-1; corpus / real graphs): fitted on delivered times alone 1.033-1.040 / 1.896
+    worst and 1.033-1.043 / 1.271; on launch-round records for every config that has them
+    1.034-1.036 / 1.485 and 1.053-1.067 / 1.448; this rule 1.031-1.035 / 1.896 and 1.028-1.029 /
+    1.271. Without one-launch records both timings are the median of each config's records."""
+    every: dict[str, list] = {}
+    one: dict[str, list] = {}
+    paths: dict[str, str] = {}
+    rounds: dict[str, list] = {}
+    for cid, ms, path in runs:
+        every.setdefault(cid, []).append(ms)
+        if path is None:
+            rounds.setdefault(cid, []).append(ms)
+        else:
+            one.setdefault(cid, []).append(ms)
+            paths[cid] = path
+    if not paths:
+        med = {c: float(np.median(v)) for c, v in every.items()}
+        return med, med
+    delivered = _pool_one_launch({c: float(np.median(one[c] if c in one else every[c])) for c in every}, paths)
+    fit = {c: float(np.median(rounds[c])) if c in rounds and paths.get(c) == "whole_graph" else ms
+           for c, ms in delivered.items()}
+    return delivered, fit
+
+
+def _pool_one_launch(t: dict, paths: Mapping[str, str]) -> dict:
+    """Graph timings *t* (``config_id -> ms``) with the configs that ran the same one-launch kernel
+    (*paths*: ``config_id -> path`` from :func:`one_launch_path`) given one time, the median of
+    theirs. They ran the same code on the same graph, so their spread is measurement drift between
+    the configs' turns in the sweep (on the H200 sweep's 21 graphs that every config runs with the
+    whole-graph kernel, 3-45 % between the fastest and the slowest config), not a difference
+    between configs; left unpooled it makes labels and regrets of noise and teaches the model
+    nothing about configs."""
+    groups: dict[str, list[str]] = {}
+    for c, path in paths.items():
+        if c in t:
+            groups.setdefault(path, []).append(c)
+    for members in groups.values():
+        if len(members) >= 2:
+            pooled = float(np.median([t[c] for c in members]))
+            for c in members:
+                t[c] = pooled
+    return t
 
 
 # ============================================================================ labels, CV
@@ -992,9 +1087,10 @@ def _cross_validate(ts: TrainingSet, folds: Sequence[Sequence[int]], estimator, 
         train = [j for j in range(n) if j not in held]
         preds, fixed = None, None
         if train:
-            y = _labels(ts, train, label_tolerance)
+            fv = ts.fit_view()
+            y = _labels(fv, train, label_tolerance)
             m = SelectionModel(estimator, ts.feature_names, random_state, decision).fit(
-                ts.X[train], y, times=[ts.times[j] for j in train], invalid=[ts.invalid[j] for j in train])
+                ts.X[train], y, times=[fv.times[j] for j in train], invalid=[fv.invalid[j] for j in train])
             preds = [str(p) for p in m.predict(ts.X[list(fold)])]
             fixed = _best_fixed(ts, train)
         for k, i in enumerate(fold):
@@ -1284,9 +1380,10 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     records = _buildable_records(read)
     ts = build_training_set(records, device=device, algorithm=algorithm)
     cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state, decision=decision)
-    y = _labels(ts, range(ts.n_graphs), label_tolerance)
+    fv = ts.fit_view()
+    y = _labels(fv, range(ts.n_graphs), label_tolerance)
     model = SelectionModel(estimator, ts.feature_names, random_state, decision)
-    model.fit(ts.X, y, times=ts.times, invalid=ts.invalid)
+    model.fit(ts.X, y, times=fv.times, invalid=fv.invalid)
     model.label_configs_ = {str(c): dict(ts.configs[str(c)]) for c in model.classes_}
     synthetic = any(r.origin.get("command") == "synthetic" for r in read.records)
     if synthetic:

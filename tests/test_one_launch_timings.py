@@ -1,0 +1,115 @@
+"""Training timings of graphs the one-launch kernels take (CPU): configs that ran the same one-launch
+kernel share one delivered time, the fit reads each config's launch-round records, regrets charge
+what a config delivers."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from autotune._synthetic import synthetic_records
+from autotune.logs import LogRecord
+from autotune.model import ONE_LAUNCH_PATHS, build_training_set, evaluate, one_launch_path
+
+
+def _levels(path, n=3):
+    return [[1, "push", path, 2.0] for _ in range(n)]
+
+
+@pytest.mark.parametrize("levels, expected", [
+    (_levels("whole_graph"), "whole_graph"),
+    (_levels("cluster"), "cluster"),
+    ([[1, "push", "cluster", 2.0], [9, "pull", "cluster", 3.0]], "cluster"),
+    (_levels("single_block"), None),
+    (_levels("whole_graph") + _levels("single_block"), None),
+    ([], None),
+    (None, None),
+])
+def test_one_launch_path(levels, expected):
+    measure = {"median_ms": 1.0} if levels is None else {"median_ms": 1.0, "levels": levels}
+    assert one_launch_path(measure) == expected
+    assert expected is None or expected in ONE_LAUNCH_PATHS
+
+
+def _records():
+    """Three configs on one synthetic graph and their records, as dicts to edit."""
+    base = [r for r in synthetic_records(2, "portfolio", seed=3)]
+    fp = base[0].fingerprint
+    one_graph = [r for r in base if r.fingerprint == fp]
+    return [r.to_dict() for r in one_graph[:3]], [r for r in base if r.fingerprint != fp]
+
+
+def _rec(d, ms, path):
+    d = copy.deepcopy(d)
+    d["measure"]["median_ms"] = ms
+    d["measure"]["times_ms"] = [ms] * len(d["measure"].get("times_ms") or [ms])
+    d["measure"]["levels"] = _levels(path)
+    return LogRecord.from_dict(d)
+
+
+def test_pooled_delivered_times_and_launch_round_fit():
+    (a, b, c), other = _records()
+    ida, idb, idc = (LogRecord.from_dict(x).config_id for x in (a, b, c))
+    old = [_rec(a, 1.0, "single_block"), _rec(b, 2.0, "persistent"), _rec(c, 3.0, "single_block")]
+    new = [_rec(a, 0.50, "whole_graph"), _rec(b, 0.60, "whole_graph"), _rec(c, 2.8, "single_block")]
+    ts = build_training_set(old + new + other, warn=False)
+    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == old[0].fingerprint)
+    # delivered: the two configs that ran the whole-graph kernel share its median time; the third its rounds
+    assert ts.times[i][ida] == ts.times[i][idb] == pytest.approx(0.55)
+    assert ts.times[i][idc] == pytest.approx(2.9)
+    assert ts.regret(i, idb) == (1.0, "measured")
+    # fit: every config's launch-round records, where it has any
+    fit = ts.fit_view()
+    assert fit.times[i] == {ida: pytest.approx(1.0), idb: pytest.approx(2.0), idc: pytest.approx(2.9)}
+    assert fit.fit_times is None and fit.X is ts.X
+    # the other graph has no one-launch record: fitted and charged on the same timings
+    j = 1 - i
+    assert fit.times[j] == ts.times[j]
+
+
+def test_cluster_configs_are_fitted_on_what_they_delivered():
+    """The engine keeps the cluster kernel only where it beat the config's rounds: the fit reads the
+    pooled cluster time, not the rounds of a sweep from before the kernel."""
+    (a, b, c), other = _records()
+    ida, idb, idc = (LogRecord.from_dict(x).config_id for x in (a, b, c))
+    old = [_rec(a, 1.0, "single_block"), _rec(b, 2.0, "persistent"), _rec(c, 3.0, "single_block")]
+    new = [_rec(a, 0.9, "cluster"), _rec(b, 1.1, "cluster"), _rec(c, 0.8, "single_block")]
+    ts = build_training_set(old + new + other, warn=False)
+    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == old[0].fingerprint)
+    assert ts.times[i] == {ida: pytest.approx(1.0), idb: pytest.approx(1.0), idc: pytest.approx(1.9)}
+    assert ts.fit_view().times[i] == ts.times[i]
+
+
+def test_no_one_launch_record_means_one_set_of_timings():
+    recs = synthetic_records(6, "portfolio", seed=1)
+    ts = build_training_set(recs, warn=False)
+    assert ts.fit_times is None and ts.fit_view() is ts
+
+
+def test_a_lone_one_launch_config_keeps_its_own_time():
+    (a, b, c), other = _records()
+    ida, idb = (LogRecord.from_dict(x).config_id for x in (a, b))
+    recs = [_rec(a, 0.5, "cluster"), _rec(b, 0.7, "single_block"), _rec(c, 0.9, "single_block")]
+    ts = build_training_set(recs + other, warn=False)
+    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == recs[0].fingerprint)
+    assert ts.times[i][ida] == pytest.approx(0.5) and ts.times[i][idb] == pytest.approx(0.7)
+    # no launch-round record of config a: the fit reads the time it delivered
+    assert ts.fit_view().times[i][ida] == pytest.approx(0.5)
+
+
+def test_evaluate_charges_delivered_times():
+    """A graph every config of which ran the whole-graph kernel costs every pick nothing."""
+    recs = synthetic_records(12, "portfolio", seed=2)
+    fp = recs[0].fingerprint
+    rng = np.random.default_rng(0)
+    edited = []
+    for r in recs:
+        if r.fingerprint == fp:
+            d = r.to_dict()
+            r = _rec(d, float(rng.uniform(0.3, 0.6)), "whole_graph")
+        edited.append(r)
+    ts = build_training_set(recs + edited, warn=False)
+    cv = evaluate(ts, families=False)
+    row = next(x for x in cv["per_graph"] if x["fingerprint"] == fp)
+    assert row["model"]["regret"] == 1.0 and row["best_fixed"]["regret"] == 1.0
