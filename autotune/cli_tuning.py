@@ -648,7 +648,8 @@ def cmd_retrain(args) -> int:
     if args.json:
         out = {"out": args.out, "algorithm": meta.get("algorithm", "bfs"), "n_graphs": meta["n_graphs"],
                "n_records": meta["n_records"], "device": meta["device"], "labels": meta["label_counts"],
-               "cv": meta["cv"]["regret"], "cv_lofo": meta["cv"].get("lofo"), "cv_real": meta["cv"].get("real")}
+               "cv": meta["cv"]["regret"], "cv_lofo": meta["cv"].get("lofo"), "cv_real": meta["cv"].get("real"),
+               "one_launch": meta.get("one_launch")}
         if study is not None:
             out["per_level"] = study.to_dict()
         print(json.dumps(out, indent=2, default=str))
@@ -671,6 +672,12 @@ def cmd_retrain(args) -> int:
     if meta["cv"].get("lofo") or meta["cv"].get("real"):  # leave-one-family-out and the real graphs alone
         con.print(regret_report(meta["cv"]), markup=False, highlight=False)
     con.print(f"{len(meta['labels'])} label(s): " + ", ".join(f"{k} ×{v}" for k, v in meta["label_counts"].items()))
+    pooled = meta.get("one_launch") or {}
+    if pooled.get("graphs"):
+        con.print(f"one-launch kernels: on {pooled['graphs']} graph(s) the configs that ran one are charged one "
+                  f"time each ({', '.join(f'{p} {k} configs' for p, k in sorted(pooled['configs'].items()))}); "
+                  f"{pooled['fitted_on_launch_rounds']} graph(s) fitted on launch-round records", markup=False,
+                  highlight=False)
     if args.out:
         con.print(f"model written to {args.out} (+ metadata {str(args.out).rsplit('.', 1)[0]}.json)")
     if study is not None:

@@ -116,7 +116,7 @@ __all__ = [
     "metadata_path", "DERIVED_FEATURES", "DECISIONS", "DEFAULT_MODEL_RELPATHS", "MODEL_ENV_VARS", "model_algorithm",
     "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
     "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS", "FOREST_MAX_FEATURES",
-    "REGRET_TARGET_CAP", "CLI_ESTIMATORS", "cli_estimator",
+    "REGRET_TARGET_CAP", "CLI_ESTIMATORS", "cli_estimator", "ONE_LAUNCH_PATHS", "one_launch_path", "one_launch_summary",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -601,7 +601,8 @@ class TrainingSet:
     graphs : list of dict
         ``name``, ``fingerprint``, ``spec``, ``features`` (dict) and ``family`` (the logged
         ``graph.family``, else :func:`autotune.sweep.graph_family` of the spec and name) per graph,
-        sorted by fingerprint.
+        sorted by fingerprint; ``one_launch`` (``{path: configs}``) on a graph whose configs ran a
+        one-launch kernel (:func:`_delivered_and_fit_times`).
     times : list of dict
         Per graph, ``config_id -> median time (ms)`` of its valid measurements (median over
         records when a pair was measured more than once): what a config delivers, the time that
@@ -907,7 +908,9 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
             continue
         X.append(x)
         graphs.append({k: g[k] for k in ("name", "fingerprint", "spec", "features", "family")})
-        t, t_fit = _delivered_and_fit_times(g["runs"])
+        t, t_fit, one_launch = _delivered_and_fit_times(g["runs"])
+        if one_launch:
+            graphs[-1]["one_launch"] = one_launch
         times.append(t)
         fit_times.append(t_fit)
         invalid.append({c for c in g["bad"] if c not in t})
@@ -942,8 +945,9 @@ def one_launch_path(measure: Mapping) -> str | None:
     return None
 
 
-def _delivered_and_fit_times(runs) -> tuple[dict, dict]:
-    """One graph's ``config_id -> ms`` timings for charging picks and for fitting the model.
+def _delivered_and_fit_times(runs) -> tuple[dict, dict, dict]:
+    """One graph's ``config_id -> ms`` timings for charging picks and for fitting the model, and
+    ``{path: configs}``: how many of its configs ran each one-launch kernel.
 
     *runs* holds ``(config_id, median_ms, one_launch_path)`` per valid record. What a config
     *delivers*: where it has a record of a one-launch kernel (:func:`one_launch_path`), that
@@ -972,11 +976,29 @@ def _delivered_and_fit_times(runs) -> tuple[dict, dict]:
             paths[cid] = path
     if not paths:
         med = {c: float(np.median(v)) for c, v in every.items()}
-        return med, med
+        return med, med, {}
     delivered = _pool_one_launch({c: float(np.median(one[c] if c in one else every[c])) for c in every}, paths)
     fit = {c: float(np.median(rounds[c])) if c in rounds and paths.get(c) == "whole_graph" else ms
            for c, ms in delivered.items()}
-    return delivered, fit
+    counts: dict[str, int] = {}
+    for path in paths.values():
+        counts[path] = counts.get(path, 0) + 1
+    return delivered, fit, counts
+
+
+def one_launch_summary(ts: "TrainingSet") -> dict:
+    """How many graphs of *ts* had configs that ran a one-launch kernel, and how many configs ran
+    each: ``{"graphs": int, "configs": {path: int}, "fitted_on_launch_rounds": int}`` (the graphs
+    whose fit read launch-round records, :attr:`TrainingSet.fit_times`)."""
+    configs: dict[str, int] = {}
+    graphs = 0
+    for g in ts.graphs:
+        if g.get("one_launch"):
+            graphs += 1
+            for path, k in g["one_launch"].items():
+                configs[path] = configs.get(path, 0) + k
+    fitted = 0 if ts.fit_times is None else sum(a != b for a, b in zip(ts.fit_times, ts.times))
+    return {"graphs": graphs, "configs": configs, "fitted_on_launch_rounds": fitted}
 
 
 def _pool_one_launch(t: dict, paths: Mapping[str, str]) -> dict:
@@ -1418,6 +1440,7 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
                     "family": g.get("family"), "label": lab, "best": ts.best(i)[0], "best_ms": ts.best(i)[1]}
                    for i, (g, lab) in enumerate(zip(ts.graphs, y))],
         "cv": cv,
+        "one_launch": one_launch_summary(ts),
         "synthetic": synthetic,
         "retrain_command": f"autotune retrain {log_args} --out {out_text}"
                            + (" --algorithm sssp" if ts.algorithm != "bfs" else "")

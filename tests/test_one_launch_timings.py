@@ -113,3 +113,27 @@ def test_evaluate_charges_delivered_times():
     cv = evaluate(ts, families=False)
     row = next(x for x in cv["per_graph"] if x["fingerprint"] == fp)
     assert row["model"]["regret"] == 1.0 and row["best_fixed"]["regret"] == 1.0
+
+
+def test_summary_in_the_metadata_and_the_cli(tmp_path, capsys):
+    """retrain says how many graphs' configs were pooled and fitted on launch-round records."""
+    import json
+
+    from autotune.cli import main
+    from autotune.logs import LogWriter
+    from autotune.model import one_launch_summary
+
+    (a, b, c), other = _records()
+    recs = [_rec(a, 1.0, "single_block"), _rec(b, 2.0, "persistent"), _rec(c, 3.0, "single_block"),
+            _rec(a, 0.5, "whole_graph"), _rec(b, 0.6, "whole_graph"), _rec(c, 2.8, "single_block")] + other
+    ts = build_training_set(recs, warn=False)
+    assert one_launch_summary(ts) == {"graphs": 1, "configs": {"whole_graph": 2}, "fitted_on_launch_rounds": 1}
+    log = tmp_path / "log.jsonl"
+    with LogWriter(log, fsync=False) as w:
+        for r in recs + synthetic_records(10, "portfolio", seed=5):
+            w.write(r)
+    assert main(["retrain", str(log), "--out", str(tmp_path / "m.joblib")]) == 0
+    out = capsys.readouterr().out
+    assert "one-launch kernels: on 1 graph(s)" in out and "whole_graph 2 configs" in out
+    meta = json.loads((tmp_path / "m.json").read_text())
+    assert meta["one_launch"]["graphs"] == 1
