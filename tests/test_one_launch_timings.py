@@ -10,7 +10,7 @@ import pytest
 
 from autotune._synthetic import synthetic_records
 from autotune.logs import LogRecord
-from autotune.model import ONE_LAUNCH_PATHS, build_training_set, evaluate, one_launch_path
+from autotune.model import ONE_LAUNCH_PATHS, build_training_set, evaluate, one_launch_path, one_launch_summary
 
 
 def _levels(path, n=3):
@@ -48,35 +48,39 @@ def _rec(d, ms, path):
     return LogRecord.from_dict(d)
 
 
-def test_pooled_delivered_times_and_launch_round_fit():
+def _sweeps(*runs):
+    """A training set of one graph's three configs swept once per entry of *runs* (each a list of
+    ``(ms, path)`` for the configs in order) beside another graph; its index and the config ids."""
     (a, b, c), other = _records()
-    ida, idb, idc = (LogRecord.from_dict(x).config_id for x in (a, b, c))
-    old = [_rec(a, 1.0, "single_block"), _rec(b, 2.0, "persistent"), _rec(c, 3.0, "single_block")]
-    new = [_rec(a, 0.50, "whole_graph"), _rec(b, 0.60, "whole_graph"), _rec(c, 2.8, "single_block")]
-    ts = build_training_set(old + new + other, warn=False)
-    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == old[0].fingerprint)
+    recs = [_rec(d, ms, path) for run in runs for d, (ms, path) in zip((a, b, c), run)]
+    ts = build_training_set(recs + other, warn=False)
+    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == recs[0].fingerprint)
+    return ts, i, [LogRecord.from_dict(x).config_id for x in (a, b, c)]
+
+
+ROUNDS = [(1.0, "single_block"), (2.0, "persistent"), (3.0, "single_block")]
+
+
+def test_pooled_delivered_times_and_launch_round_fit():
+    ts, i, (ida, idb, idc) = _sweeps(ROUNDS, [(0.50, "whole_graph"), (0.60, "whole_graph"), (2.8, "single_block")])
     # delivered: the two configs that ran the whole-graph kernel share its median time; the third its rounds
     assert ts.times[i][ida] == ts.times[i][idb] == pytest.approx(0.55)
     assert ts.times[i][idc] == pytest.approx(2.9)
     assert ts.regret(i, idb) == (1.0, "measured")
-    # fit: every config's launch-round records, where it has any
+    # fit: the whole-graph configs' launch-round records
     fit = ts.fit_view()
     assert fit.times[i] == {ida: pytest.approx(1.0), idb: pytest.approx(2.0), idc: pytest.approx(2.9)}
     assert fit.fit_times is None and fit.X is ts.X
     # the other graph has no one-launch record: fitted and charged on the same timings
     j = 1 - i
     assert fit.times[j] == ts.times[j]
+    assert one_launch_summary(ts) == {"graphs": 1, "configs": {"whole_graph": 2}, "fitted_on_launch_rounds": 1}
 
 
 def test_cluster_configs_are_fitted_on_what_they_delivered():
     """The engine keeps the cluster kernel only where it beat the config's rounds: the fit reads the
     pooled cluster time, not the rounds of a sweep from before the kernel."""
-    (a, b, c), other = _records()
-    ida, idb, idc = (LogRecord.from_dict(x).config_id for x in (a, b, c))
-    old = [_rec(a, 1.0, "single_block"), _rec(b, 2.0, "persistent"), _rec(c, 3.0, "single_block")]
-    new = [_rec(a, 0.9, "cluster"), _rec(b, 1.1, "cluster"), _rec(c, 0.8, "single_block")]
-    ts = build_training_set(old + new + other, warn=False)
-    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == old[0].fingerprint)
+    ts, i, (ida, idb, idc) = _sweeps(ROUNDS, [(0.9, "cluster"), (1.1, "cluster"), (0.8, "single_block")])
     assert ts.times[i] == {ida: pytest.approx(1.0), idb: pytest.approx(1.0), idc: pytest.approx(1.9)}
     assert ts.fit_view().times[i] == ts.times[i]
 
@@ -88,31 +92,10 @@ def test_no_one_launch_record_means_one_set_of_timings():
 
 
 def test_a_lone_one_launch_config_keeps_its_own_time():
-    (a, b, c), other = _records()
-    ida, idb = (LogRecord.from_dict(x).config_id for x in (a, b))
-    recs = [_rec(a, 0.5, "cluster"), _rec(b, 0.7, "single_block"), _rec(c, 0.9, "single_block")]
-    ts = build_training_set(recs + other, warn=False)
-    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == recs[0].fingerprint)
+    ts, i, (ida, idb, _) = _sweeps([(0.5, "cluster"), (0.7, "single_block"), (0.9, "single_block")])
     assert ts.times[i][ida] == pytest.approx(0.5) and ts.times[i][idb] == pytest.approx(0.7)
     # no launch-round record of config a: the fit reads the time it delivered
     assert ts.fit_view().times[i][ida] == pytest.approx(0.5)
-
-
-def test_evaluate_charges_delivered_times():
-    """A graph every config of which ran the whole-graph kernel costs every pick nothing."""
-    recs = synthetic_records(12, "portfolio", seed=2)
-    fp = recs[0].fingerprint
-    rng = np.random.default_rng(0)
-    edited = []
-    for r in recs:
-        if r.fingerprint == fp:
-            d = r.to_dict()
-            r = _rec(d, float(rng.uniform(0.3, 0.6)), "whole_graph")
-        edited.append(r)
-    ts = build_training_set(recs + edited, warn=False)
-    cv = evaluate(ts, families=False)
-    row = next(x for x in cv["per_graph"] if x["fingerprint"] == fp)
-    assert row["model"]["regret"] == 1.0 and row["best_fixed"]["regret"] == 1.0
 
 
 def test_summary_in_the_metadata_and_the_cli(tmp_path, capsys):
@@ -121,13 +104,10 @@ def test_summary_in_the_metadata_and_the_cli(tmp_path, capsys):
 
     from autotune.cli import main
     from autotune.logs import LogWriter
-    from autotune.model import one_launch_summary
 
     (a, b, c), other = _records()
-    recs = [_rec(a, 1.0, "single_block"), _rec(b, 2.0, "persistent"), _rec(c, 3.0, "single_block"),
-            _rec(a, 0.5, "whole_graph"), _rec(b, 0.6, "whole_graph"), _rec(c, 2.8, "single_block")] + other
-    ts = build_training_set(recs, warn=False)
-    assert one_launch_summary(ts) == {"graphs": 1, "configs": {"whole_graph": 2}, "fitted_on_launch_rounds": 1}
+    recs = [_rec(d, ms, path) for run in (ROUNDS, [(0.5, "whole_graph"), (0.6, "whole_graph"), (2.8, "single_block")])
+            for d, (ms, path) in zip((a, b, c), run)] + other
     log = tmp_path / "log.jsonl"
     with LogWriter(log, fsync=False) as w:
         for r in recs + synthetic_records(10, "portfolio", seed=5):
