@@ -12,7 +12,7 @@ from autotune.config import TraversalConfig
 from autotune.graph import from_edges
 
 from .test_engine_gpu import ZOO, _check
-from .test_whole_graph_gpu import _sinks_and_hubs, _sources
+from .test_whole_graph_gpu import _sinks_and_hubs, _zoo_traversals
 
 pytestmark = [pytest.mark.gpu, pytest.mark.whole_graph]
 
@@ -65,15 +65,7 @@ def test_zoo_exact_cluster(name, variant, clustered, monkeypatch):
     if g.n_vertices > 100_000 and variant != VARIANTS[0]:
         pytest.skip("the largest zoo graph in the first variant only (time)")
     eng = _engine(clustered, monkeypatch, g, variant)
-    refs: dict = {}
-    for s in _sources(g, given):
-        res = eng.bfs(s, trace=True)
-        _check(g, s, res, refs)
-        assert {lv.path for lv in res.levels} == {"cluster"}
-        if not variant[2]:
-            assert {lv.direction for lv in res.levels} == {"push"}
-        assert int(eng.last_state["iterations"]) == 1 and int(eng.last_state["level"]) == res.depth + 1
-    _check(g, given[0], eng.bfs(given[0]), refs)
+    _zoo_traversals(eng, g, given, "cluster", variant[2])
 
 
 def test_pull_levels_run(clustered, monkeypatch):

@@ -39,6 +39,20 @@ def _sources(g, given):
     return list(dict.fromkeys(list(given) + extra))
 
 
+def _zoo_traversals(eng, g, given, path, pull):
+    """Every source of :func:`_sources` traced, then *given[0]* untraced, each checked exact: every
+    level on *path* (pushed unless *pull*), the whole traversal one launch."""
+    refs: dict = {}
+    for s in _sources(g, given):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        assert {lv.path for lv in res.levels} == {path}
+        if not pull:
+            assert {lv.direction for lv in res.levels} == {"push"}
+        assert int(eng.last_state["iterations"]) == 1 and int(eng.last_state["level"]) == res.depth + 1
+    _check(g, given[0], eng.bfs(given[0]), refs)
+
+
 #: (steps a warp unrolls, CSR staged in shared memory ("auto") or read from global ("off"), pull levels)
 VARIANTS = [(1, "auto", True), (WHOLE_GRAPH_EPT[-1], "off", True), (1, "off", False), (WHOLE_GRAPH_EPT[-1], "auto", False)]
 
@@ -66,16 +80,7 @@ def test_zoo_exact_whole_graph(name, cfg, variant, any_size, monkeypatch):
     assert eng.whole_graph
     if variant[1] == "off":
         assert not eng.whole_graph_staged
-    refs: dict = {}
-    for s in _sources(g, given):
-        res = eng.bfs(s, trace=True)
-        _check(g, s, res, refs)
-        assert {lv.path for lv in res.levels} == {"whole_graph"}
-        if not variant[2]:
-            assert {lv.direction for lv in res.levels} == {"push"}
-        assert int(eng.last_state["iterations"]) == 1 and int(eng.last_state["level"]) == res.depth + 1
-    res = eng.bfs(given[0])
-    _check(g, given[0], res, refs)
+    _zoo_traversals(eng, g, given, "whole_graph", variant[2])
 
 
 def _sinks_and_hubs(n_sinks: int, hubs: list[tuple[int, int]]):
