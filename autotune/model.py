@@ -877,16 +877,15 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
                                                  "spec": r.graph.get("spec"), "features": r.features,
                                                  "family": r.graph.get("family")
                                                  or graph_family(r.graph["name"], r.graph.get("spec")),
-                                                 "t": {}, "bad": set()})
+                                                 "runs": [], "bad": set()})
         configs.setdefault(r.config_id, r.config)
         if r.valid:
-            g["t"].setdefault(r.config_id, []).append(r.median_ms)
-            g.setdefault("runs", []).append((r.config_id, r.median_ms, one_launch_path(r.measure)))
+            g["runs"].append((r.config_id, r.median_ms, one_launch_path(r.measure)))
         else:
             g["bad"].add(r.config_id)
     if feature_names is None:
         v2 = feature_names_v2(algorithm)
-        usable = [g for g in per_graph.values() if g["t"]]
+        usable = [g for g in per_graph.values() if g["runs"]]
         lacking = sum(not _has_features(g["features"], v2) for g in usable)
         feature_names = v2 if usable and not lacking else default_feature_names(algorithm)
         if lacking and lacking < len(usable) and warn:
@@ -898,7 +897,7 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
     names = tuple(feature_names)
     for fp in sorted(per_graph):
         g = per_graph[fp]
-        if not g["t"]:
+        if not g["runs"]:
             skipped.append(f"{g['name']} (no valid measurement)")
             continue
         try:
