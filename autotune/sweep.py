@@ -85,8 +85,8 @@ CONFIG_SETS = ("portfolio", "grid", "train")
 #: The committed training corpus of each traversal, relative to ``models/``.
 CORPUS_FILES = {"bfs": "corpus.txt", "sssp": "corpus_sssp.txt"}
 
-#: The BFS corpus for the per-GPU models from the H200 on (relative to ``models/``): 129 graphs, 45 %
-#: directed, 40 % under 2 * 10**5 edges, every real graph of the shared set, families written on
+#: The BFS corpus for the per-GPU models from the H200 on (relative to ``models/``): 139 graphs, 44 %
+#: directed, 37 % under 2 * 10**5 edges, every real graph of the shared set, families written on
 #: every line; its profile (CPU) is in ``models/corpus_h200_features.tsv``.
 H200_CORPUS = "corpus_h200.txt"
 
