@@ -3,13 +3,19 @@
 # calls would see it -- one pass over 16 sources validating every result on the GPU (untimed: its checks
 # leave the next traversal a cold L2; its median is recorded beside), then 3 timed passes, median of the
 # 48 (device time including the host wait, CUDA events around each call) -- against GAP's BFS on the same
-# CSR at 16 and at 1 thread (best of 16 trials). One JSON line per graph and per GAP run.
+# CSR at 16 and at 1 thread, two ways: part "gap_same_sources" is the protocol of autotune.bench.GapPeer -- GAP
+# on the same 16 sources, one process per source (-r SOURCE -n 2: a warm-up trial, then the timed trial, its
+# "Trial Time"), the median over the sources; part "gap" is GAP's own "Average Time" over 16 trials from
+# sources GAP draws itself (-n 16; what the tables before the gap-fill model reported, there miscalled "best of
+# 16 trials"). One JSON line per graph and per GAP run.
 #   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER
 import glob, json, os, sys, time
 import numpy as np
 import cupy
 import autotune as at
-from autotune.gap import gap_bfs
+import tempfile
+from autotune.bench import _timed_trial
+from autotune.gap import gap_bfs, write_sg
 from autotune.generators import generate
 from autotune.measure import GPURunner, measure, select_sources
 
@@ -38,9 +44,16 @@ for spec in graphs:
     out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
     r.engine = None
     g._cache.pop("engine", None)
-    for thr in (16, 1):
-        gr = gap_bfs(g, gap_dir=gap_dir, n_trials=16, threads=thr, workdir="/tmp")
-        rec = dict(part="gap", graph=name, threads=thr, ms=gr.best_ms)
-        out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
+    with tempfile.TemporaryDirectory(prefix="gap-", dir="/tmp") as tmp:
+        path = write_sg(g, os.path.join(tmp, "graph.sg"))
+        for thr in (16, 1):
+            per_source = [_timed_trial(gap_bfs(path, gap_dir=gap_dir, n_trials=2, threads=thr, source=int(s)), None)
+                          for s in srcs]
+            rec = dict(part="gap_same_sources", graph=name, threads=thr, ms=float(np.median(per_source)),
+                       times_ms=per_source)
+            out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
+            gr = gap_bfs(path, gap_dir=gap_dir, n_trials=16, threads=thr)
+            rec = dict(part="gap", graph=name, threads=thr, ms=gr.best_ms, trials_ms=gr.trial_ms.get(None))
+            out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
     del g
     cupy.get_default_memory_pool().free_all_blocks()
