@@ -6,7 +6,7 @@
     autotune tune GRAPH... [--algorithm {bfs,sssp}] [--trials N] [--storage URL] [--study NAME] [--retune]
                   [--out config.json]
     autotune sweep [GRAPH...] [--corpus FILE] [--algorithm {bfs,sssp}] --configs {portfolio,grid,train}
-                   [--weights DIST] --out logs/NAME.jsonl
+                   [--weights DIST] [--levels L] [--rounds R] --out logs/NAME.jsonl
     autotune retrain LOGS... [--algorithm {bfs,sssp}] --out models/NAME.joblib
 
 Every verb works per algorithm (one model, one rule, one search space and one config set per
@@ -585,7 +585,8 @@ def cmd_sweep(args) -> int:
     res = sweep(expand_graphs(args.graphs) or None, configs=args.configs, out=args.out, n_sources=args.sources,
                 seed=args.seed, progress=not args.json, corpus=args.corpus, validate_sources=args.validate_sources,
                 retry_invalid=args.retry_invalid, undirected=args.undirected, algorithm=args.algorithm,
-                weights=args.weights, levels=args.levels, validate_on_device=args.validate_on_device)
+                weights=args.weights, levels=args.levels, validate_on_device=args.validate_on_device,
+                rounds=args.rounds)
     summary = {"out": res.out, "n_measured": res.n_measured, "n_skipped": res.n_skipped, "n_invalid": res.n_invalid,
                "graphs": res.graphs}
     if args.json:
@@ -784,6 +785,10 @@ def register(subparsers) -> None:
     sp.add_argument("--levels", type=int_at_least(0), default=0, metavar="L",
                     help="also log the per-level trace (first L levels) of one traversal per config, for the "
                          "per-level policy study ('autotune retrain' reports its oracle bound)")
+    sp.add_argument("--rounds", type=int_at_least(1), default=1, metavar="R",
+                    help="passes over each graph's configs (default 1): with R > 1, R - 1 more passes time the "
+                         "valid configs again, interleaved (order rotated each pass), and each source's logged time "
+                         "is its median over the passes, so drift between configs' turns is shared by all")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_sweep)
 

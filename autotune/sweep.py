@@ -799,7 +799,8 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
           progress: bool = True, runner_factory: Callable | None = None, corpus=None, device: dict | None = None,
           validate_sources: int | None = None, retry_invalid: bool = False, undirected: bool = False,
           profile_sources: int = 8, algorithm: str = "bfs", weights: str | None = None,
-          baselines: bool | None = None, levels: int = 0, validate_on_device: bool = False) -> SweepResult:
+          baselines: bool | None = None, levels: int = 0, validate_on_device: bool = False,
+          rounds: int = 1) -> SweepResult:
     """Measure every config on every graph and append the results to a benchmark log.
 
     Parameters
@@ -861,6 +862,19 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
         ``measure.n_levels`` (all levels of that traversal). What :func:`autotune.policy.per_level_oracle`
         reads to bound what a per-level choice of kernel path and direction could gain over the
         per-graph choice.
+    rounds : int, default 1
+        Passes over each graph's configs. With 1, each config is timed once on the sources, one
+        config after another (the protocol of the shipped logs). With *R* > 1, the first pass is the
+        same (it validates, and traces with *levels*), then *R* - 1 more passes time every config that
+        was valid again, interleaved: each pass visits every config once, the order rotated by one
+        config per pass, each visit building the config's engine as the first did. A source's logged
+        time is its median over the *R* passes (``measure.rounds``; ``measure.round_medians_ms``
+        holds each pass's median), so a drift of the GPU's state between configs' turns (clocks, L2,
+        other work) lands on every config alike instead of on whichever config was timed then: in
+        one-pass sweeps the same pick re-timed this way moved by up to ~10 % either way (README,
+        *Retraining the model*). A graph's records are written once all its passes are done (an
+        interrupted sweep measures that graph again); a config that fails in a later pass is logged
+        invalid with that pass's error.
 
     Every record's ``graph.family`` is the entry's `` family=`` option, else :func:`graph_family`.
 
@@ -876,10 +890,15 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
         On an unknown config set or an empty graph list.
     FileNotFoundError
         On a missing graph file or ``shared:`` graph.
+    InvalidArgumentError
+        When *rounds* is not an integer >= 1.
     """
+    from .errors import InvalidArgumentError
     from .features import profile
     from .measure import measure, select_sources
 
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise InvalidArgumentError(f"rounds must be an integer >= 1, got {rounds!r}")
     cfgs = resolve_configs(configs, algorithm)
     if baselines is None:
         baselines = isinstance(configs, str)
@@ -930,24 +949,14 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                 feats = profile(g, n_sources=profile_sources, seed=0)
             sources = select_sources(g, n_sources, seed)
             factory = runner_factory or ValidatedGPURunner(g, validate_sources, on_device=validate_on_device)
-            for cfg in todo:
-                bar.describe(f"{g.name}: {cfg.label}")
-                try:
-                    runner = factory(g, cfg)
-                except Exception as exc:  # a config that cannot even be built is an invalid result
-                    from .measure import Measurement
 
-                    m = Measurement(cfg.label, [int(s) for s in sources], [], [], [], "none", valid=False,
-                                    error=f"{exc.__class__.__name__}: {exc}")
-                else:
-                    m = measure(runner, sources, validate=True)
+            def emit(cfg, m, trace):
                 rec = make_record(g, feats, cfg, m, device, {"command": "sweep"}, n_sources=n_sources, seed=seed,
                                   spec=g.spec or label)
-                if levels > 0 and rec.valid and getattr(runner, "engine", None) is not None:
-                    try:
-                        rec.measure.update(_level_rows(runner.engine, int(sources[0]), levels))
-                    except Exception as exc:  # a fault here is as much the config's as one while timing
-                        rec.valid, rec.error = False, f"{exc.__class__.__name__}: {exc} (level trace)"
+                if isinstance(trace, dict):
+                    rec.measure.update(trace)
+                elif trace is not None:  # a fault here is as much the config's as one while timing
+                    rec.valid, rec.error = False, f"{trace} (level trace)"
                 rec.graph["family"] = family
                 writer.write(rec)
                 if not rec.valid and context_lost(rec.error):  # the `with` closes the log
@@ -958,9 +967,79 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                 done[rec.key] = rec.valid
                 result.records.append(rec)
                 result.n_invalid += 0 if rec.valid else 1
-                bar.advance(1)
+
+            first: list = []  # (cfg, runner, measurement, level trace or its error) of the first pass
+            for cfg in todo:
+                bar.describe(f"{g.name}: {cfg.label}" + (f" (pass 1 of {rounds})" if rounds > 1 else ""))
+                runner, trace = None, None
+                try:
+                    runner = factory(g, cfg)
+                except Exception as exc:  # a config that cannot even be built is an invalid result
+                    m = _failed(cfg, sources, exc)
+                else:
+                    m = measure(runner, sources, validate=True)
+                if levels > 0 and m.valid and getattr(runner, "engine", None) is not None:
+                    try:
+                        trace = _level_rows(runner.engine, int(sources[0]), levels)
+                    except Exception as exc:
+                        trace = f"{exc.__class__.__name__}: {exc}"
+                if rounds == 1 or not m.valid or not isinstance(trace, (dict, type(None))):
+                    emit(cfg, m, trace)  # written at once; an invalid config is not timed again
+                    bar.advance(1)
+                else:
+                    first.append((cfg, runner, m, trace))
+            if first:
+                _interleaved_passes(first, sources, rounds, bar, g.name)
+                for cfg, _, m, trace in first:
+                    emit(cfg, m, trace)
+                    bar.advance(1)
             g._cache.pop("engine", None)  # free the device buffers before the next graph
     return result
+
+
+def _failed(cfg, sources, exc):
+    """The invalid :class:`~autotune.measure.Measurement` of a config whose runner raised *exc*."""
+    from .measure import Measurement
+
+    return Measurement(cfg.label, [int(s) for s in sources], [], [], [], "none", valid=False,
+                       error=f"{exc.__class__.__name__}: {exc}")
+
+
+def _interleaved_passes(first: list, sources, rounds: int, bar, graph_name: str) -> None:
+    """:func:`sweep`'s passes 2..*rounds* over the configs valid in the first pass, interleaved.
+
+    *first* holds ``(cfg, runner, measurement, trace)`` per config, in the first pass's order; pass
+    ``p`` (0-based) visits them starting ``p`` configs further on. Each measurement's ``times_ms``
+    becomes every source's median over the passes and its ``extra`` gets ``rounds`` and
+    ``round_medians_ms``. A config that fails in a pass becomes invalid with that pass's error and
+    is not visited again.
+    """
+    from .measure import measure
+
+    per_pass = [[list(m.times_ms)] for _, _, m, _ in first]
+    n = len(first)
+    for p in range(1, rounds):
+        for j in range(n):
+            i = (j + p) % n
+            cfg, runner, m, _ = first[i]
+            if not m.valid:
+                continue
+            bar.describe(f"{graph_name}: {cfg.label} (pass {p + 1} of {rounds})")
+            try:
+                again = measure(runner, sources, validate=False)
+            except Exception as exc:
+                again = _failed(cfg, sources, exc)
+            if not again.valid or len(again.times_ms) != len(m.times_ms):
+                m.valid = False
+                m.error = f"{again.error or 'fewer timings than the first pass'} (pass {p + 1} of {rounds})"
+                continue
+            per_pass[i].append(list(again.times_ms))
+    for (_, _, m, _), times in zip(first, per_pass):
+        if not m.valid:
+            continue
+        t = np.asarray(times, dtype=float)  # passes x sources
+        m.times_ms = [float(x) for x in np.median(t, axis=0)]
+        m.extra = dict(m.extra or {}, rounds=int(rounds), round_medians_ms=[float(x) for x in np.median(t, axis=1)])
 
 
 _CONTEXT_LOST = re.compile(r"illegal|misaligned|launch.?fail|hardware.?stack|ECC|context is destroyed",

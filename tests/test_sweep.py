@@ -312,6 +312,9 @@ def test_cli_register_adds_three_verbs():
     register(p.add_subparsers(dest="command", required=True))
     a = p.parse_args(["sweep", "g1", "g2", "--configs", "grid", "--out", "logs/x.jsonl", "--corpus", "c.txt"])
     assert (a.graphs, a.configs, a.out, a.corpus) == (["g1", "g2"], "grid", "logs/x.jsonl", "c.txt")
+    assert a.rounds == 1 and p.parse_args(["sweep", "g", "--out", "x.jsonl", "--rounds", "3"]).rounds == 3
+    with pytest.raises(SystemExit):
+        p.parse_args(["sweep", "g", "--out", "x.jsonl", "--rounds", "0"])
     a = p.parse_args(["tune", "g", "--trials", "60", "--storage", "postgresql://x/y", "--study", "s", "--retune",
                       "--out", "c.json"])
     assert (a.trials, a.storage, a.study, a.retune, a.out) == (60, "postgresql://x/y", "s", True, "c.json")
@@ -483,3 +486,142 @@ def test_sweep_logs_the_level_trace_when_asked(tmp_path, clock):
     out2 = tmp_path / "s2.jsonl"
     sweep([g], CONFIGS[:1], out2, n_sources=4, progress=False, runner_factory=factory, device=FAKE_DEVICE)
     assert "levels" not in read_log(out2).records[0].measure
+
+
+# ------------------------------------------------------------------------------ interleaved passes
+class _PassRunner:
+    """Wraps a replay runner: its *k*-th measurement (one ``prepare`` each) takes ``factors[k]`` times
+    the replayed time, ``visits`` records ``(config_id, k)`` in the order the sweep measured them, and
+    ``fail_at`` makes the *k*-th ``prepare`` raise."""
+
+    def __init__(self, inner, factors, visits, fail_at=None):
+        self.inner, self.factors, self.visits, self.fail_at = inner, factors, visits, fail_at
+        self.name, self.timer, self.config = inner.name, inner.timer, inner.config
+        self.k = -1
+        base = inner.times_ms
+        inner.times_ms = lambda cfg, s: base(cfg, s) * self.factors[self.k]
+
+    def prepare(self):
+        self.k += 1
+        self.visits.append((self.config.config_id, self.k))
+        if self.fail_at == self.k:
+            raise RuntimeError("engine lost")
+        self.inner.prepare()
+
+    def traverse(self, source):
+        self.inner.traverse(source)
+
+    def outcome(self, source):
+        return self.inner.outcome(source)
+
+    def check(self, source):
+        self.inner.check(source)
+
+
+def _pass_factory(clock, factors, visits, *, fail_at=None, corrupt=()):
+    inner = replay_factory(clock, _base_ms, corrupt=corrupt, jitter=0.0)
+
+    def factory(graph, cfg):
+        return _PassRunner(inner(graph, cfg), factors, visits, (fail_at or {}).get(cfg.config_id))
+
+    return factory
+
+
+def test_rounds_log_each_sources_median_over_interleaved_passes(tmp_path, clock):
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    visits = []
+    # pass 2 is an outlier (5x: the GPU's state moved while it ran); the median of 1, 5, 1.2 is 1.2
+    fac = _pass_factory(clock, [1.0, 5.0, 1.2], visits)
+    res = sweep([g], CONFIGS, out, n_sources=4, progress=False, runner_factory=fac, device=FAKE_DEVICE, rounds=3)
+    assert res.n_measured == 4 and res.n_invalid == 0
+    recs = {r.config_id: r for r in read_log(out).records}
+    for c in CONFIGS:
+        m = recs[c.config_id].measure
+        assert m["rounds"] == 3
+        assert m["round_medians_ms"] == pytest.approx([_base_ms(c), 5 * _base_ms(c), 1.2 * _base_ms(c)])
+        assert m["times_ms"] == pytest.approx([1.2 * _base_ms(c)] * 4)
+        assert recs[c.config_id].median_ms == pytest.approx(1.2 * _base_ms(c))
+    # the first pass in the given order, then each pass rotated one config further on
+    ids = [c.config_id for c in CONFIGS]
+    assert visits == ([(i, 0) for i in ids] + [(i, 1) for i in ids[1:] + ids[:1]]
+                      + [(i, 2) for i in ids[2:] + ids[:2]])
+
+
+def test_rounds_one_is_the_single_pass_protocol(tmp_path, clock):
+    visits = []
+    fac = _pass_factory(clock, [1.0, 5.0], visits)
+    res = sweep([small_graph(200, 4)], CONFIGS[:2], tmp_path / "s.jsonl", n_sources=3, progress=False,
+                runner_factory=fac, device=FAKE_DEVICE)
+    assert [k for _, k in visits] == [0, 0]
+    assert all("rounds" not in r.measure for r in res.records)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(Exception, match="rounds must be an integer >= 1"):
+            sweep([small_graph(200, 4)], CONFIGS[:1], tmp_path / "x.jsonl", runner_factory=fac, device=FAKE_DEVICE,
+                  progress=False, rounds=bad)
+
+
+def test_rounds_skip_invalid_configs_and_log_a_later_failure(tmp_path, clock):
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    visits = []
+    fac = _pass_factory(clock, [1.0, 1.0, 1.0], visits, corrupt={CONFIGS[0].config_id},
+                        fail_at={CONFIGS[1].config_id: 1})
+    res = sweep([g], CONFIGS[:3], out, n_sources=3, progress=False, runner_factory=fac, device=FAKE_DEVICE, rounds=3)
+    recs = {r.config_id: r for r in read_log(out).records}
+    assert not recs[CONFIGS[0].config_id].valid and "ValidationError" in recs[CONFIGS[0].config_id].error
+    assert [k for i, k in visits if i == CONFIGS[0].config_id] == [0]  # invalid in pass 1: not timed again
+    err = recs[CONFIGS[1].config_id].error
+    assert not recs[CONFIGS[1].config_id].valid and "engine lost" in err and "(pass 2 of 3)" in err
+    assert [k for i, k in visits if i == CONFIGS[1].config_id] == [0, 1]  # not visited after it failed
+    assert recs[CONFIGS[2].config_id].valid and recs[CONFIGS[2].config_id].measure["rounds"] == 3
+    assert res.n_invalid == 2
+
+
+def test_rounds_write_a_graph_once_its_passes_are_done(tmp_path, clock):
+    """Interrupted in a later pass, the graph's configs are not logged; the next run measures them all."""
+    out = tmp_path / "s.jsonl"
+    g1, g2 = small_graph(300, 5, seed=1), small_graph(200, 3, seed=2)
+    visits = []
+    fac = _pass_factory(clock, [1.0, 1.1, 0.9], visits)
+    n = {"prepared": 0}
+
+    def dying(graph, cfg):
+        runner = fac(graph, cfg)
+        prepare = runner.prepare
+
+        def counted():
+            n["prepared"] += 1
+            if graph is g2 and runner.k == 0:  # g2's second pass
+                raise KeyboardInterrupt
+            prepare()
+
+        runner.prepare = counted
+        return runner
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep([g1, g2], CONFIGS[:2], out, n_sources=3, progress=False, runner_factory=dying, device=FAKE_DEVICE,
+              rounds=2)
+    recs = read_log(out).records
+    assert {r.fingerprint for r in recs} == {g1.fingerprint} and len(recs) == 2
+    res = sweep([g1, g2], CONFIGS[:2], out, n_sources=3, progress=False, runner_factory=fac, device=FAKE_DEVICE,
+                rounds=2)
+    assert res.n_measured == 2 and res.n_skipped == 2
+
+
+@pytest.mark.skipif(gpu_available(), reason="checks the behaviour without a GPU")
+def test_rounds_keep_the_first_pass_level_trace(tmp_path, clock):
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    visits = []
+    fac = _pass_factory(clock, [1.0, 2.0, 1.0], visits)
+
+    def factory(graph, config):
+        runner = fac(graph, config)
+        runner.engine = _TracedEngine()
+        return runner
+
+    sweep([g], CONFIGS[:2], out, n_sources=4, progress=False, runner_factory=factory, device=FAKE_DEVICE, levels=2,
+          rounds=3)
+    for r in read_log(out).records:
+        assert r.measure["n_levels"] == 3 and len(r.measure["levels"]) == 2 and r.measure["rounds"] == 3
