@@ -958,10 +958,11 @@ def _delivered_and_fit_times(runs) -> tuple[dict, dict, dict]:
     their launch-round records instead where the log has some (a sweep from before the kernel).
     The cluster kernel is kept only where it beats the config's own rounds, so what a config
     delivers there is what the model should learn. Measured on the H200 log of 129 graphs (leave one
-    family out, forest seeds 0-1; corpus / real graphs; before the 10 gap-fill graphs): fitted on delivered times alone 1.033-1.040 / 1.896-1.966
-    worst and 1.033-1.043 / 1.271; on launch-round records for every config that has them
-    1.034-1.036 / 1.485 and 1.053-1.067 / 1.448; this rule 1.031-1.035 / 1.896 and 1.028-1.029 /
-    1.271; with the gap-fill graphs (139) this rule 1.033-1.040 / 1.485-1.640 and 1.032 / 1.271.
+    family out, forest seeds 0-1; corpus / real graphs; before the 10 gap-fill graphs): fitted on
+    delivered times alone 1.033-1.040 / 1.896-1.966 worst and 1.033-1.043 / 1.271; on launch-round
+    records for every config that has them 1.034-1.036 / 1.485 and 1.053-1.067 / 1.448; this rule
+    1.031-1.035 / 1.896 and 1.028-1.029 / 1.271; with the gap-fill graphs (139) this rule
+    1.033-1.040 / 1.485-1.640 and 1.032 / 1.271.
     Without one-launch records both timings are the median of each config's records."""
     every: dict[str, list] = {}
     one: dict[str, list] = {}

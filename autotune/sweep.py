@@ -983,7 +983,7 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                         trace = _level_rows(runner.engine, int(sources[0]), levels)
                     except Exception as exc:
                         trace = f"{exc.__class__.__name__}: {exc}"
-                if rounds == 1 or not m.valid or not isinstance(trace, (dict, type(None))):
+                if rounds == 1 or not m.valid or isinstance(trace, str):  # str: the level trace's error
                     emit(cfg, m, trace)  # written at once; an invalid config is not timed again
                     bar.advance(1)
                 else:

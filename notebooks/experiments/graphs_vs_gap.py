@@ -5,7 +5,8 @@
 # 48 (device time including the host wait, CUDA events around each call) -- against GAP's BFS on the same
 # CSR at 16 and at 1 thread, two ways: part "gap_same_sources" is the protocol of autotune.bench.GapPeer -- GAP
 # on the same 16 sources, one process per source (-r SOURCE -n 2: a warm-up trial, then the timed trial, its
-# "Trial Time"), the median over the sources; part "gap" is GAP's own "Average Time" over 16 trials from
+# "Trial Time"), the median over the sources (GapPeer itself is not called: it also finds each source's reach with
+# the CPU reference, minutes on Kronecker scale 22); part "gap" is GAP's own "Average Time" over 16 trials from
 # sources GAP draws itself (-n 16; what the tables before the gap-fill model reported, there miscalled "best of
 # 16 trials"). One JSON line per graph and per GAP run.
 #   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER
