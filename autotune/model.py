@@ -117,6 +117,7 @@ __all__ = [
     "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
     "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS", "FOREST_MAX_FEATURES",
     "REGRET_TARGET_CAP", "CLI_ESTIMATORS", "cli_estimator", "ONE_LAUNCH_PATHS", "one_launch_path", "one_launch_summary",
+    "measure_rounds",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -880,7 +881,7 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
                                                  "runs": [], "bad": set()})
         configs.setdefault(r.config_id, r.config)
         if r.valid:
-            g["runs"].append((r.config_id, r.median_ms, one_launch_path(r.measure)))
+            g["runs"].append((r.config_id, r.median_ms, one_launch_path(r.measure), measure_rounds(r.measure)))
         else:
             g["bad"].add(r.config_id)
     if feature_names is None:
@@ -948,7 +949,10 @@ def _delivered_and_fit_times(runs) -> tuple[dict, dict, dict]:
     """One graph's ``config_id -> ms`` timings for charging picks and for fitting the model, and
     ``{path: configs}``: how many of its configs ran each one-launch kernel.
 
-    *runs* holds ``(config_id, median_ms, one_launch_path)`` per valid record. What a config
+    *runs* holds ``(config_id, median_ms, one_launch_path, rounds)`` per valid record (*rounds*:
+    :func:`measure_rounds`). A config's records of the most interleaved passes supersede its others
+    (:func:`_latest_protocol`: a re-sweep with ``sweep --rounds 3`` replaces one-pass timings that
+    moved by up to ~10 % between passes). What a config
     *delivers*: where it has a record of a one-launch kernel (:func:`one_launch_path`), that
     kernel's time, pooled over the graph's configs that ran it (:func:`_pool_one_launch`: an engine
     that has the kernel runs it for this config); else the median of its records (launch rounds,
@@ -968,7 +972,7 @@ def _delivered_and_fit_times(runs) -> tuple[dict, dict, dict]:
     one: dict[str, list] = {}
     paths: dict[str, str] = {}
     rounds: dict[str, list] = {}
-    for cid, ms, path in runs:
+    for cid, ms, path in _latest_protocol(runs):
         every.setdefault(cid, []).append(ms)
         if path is None:
             rounds.setdefault(cid, []).append(ms)
@@ -985,6 +989,26 @@ def _delivered_and_fit_times(runs) -> tuple[dict, dict, dict]:
     for path in paths.values():
         counts[path] = counts.get(path, 0) + 1
     return delivered, fit, counts
+
+
+def measure_rounds(measure: Mapping) -> int:
+    """The interleaved passes a logged measurement's times are the per-source medians of
+    (``measure["rounds"]``, written by ``sweep --rounds R``); 1 for a one-pass measurement."""
+    r = measure.get("rounds") if isinstance(measure, Mapping) else None
+    return int(r) if isinstance(r, (int, np.integer)) and not isinstance(r, bool) and r > 1 else 1
+
+
+def _latest_protocol(runs) -> list:
+    """*runs* ``(config_id, median_ms, path, rounds)`` reduced to ``(config_id, median_ms, path)``,
+    keeping for each config only its records of the most interleaved passes, except that a config
+    whose kept records ran the whole-graph kernel also keeps its launch-round records (``path`` None:
+    what :func:`_delivered_and_fit_times` fits such a config on). One-pass logs pass unchanged."""
+    top: dict[str, int] = {}
+    for cid, _, _, r in runs:
+        top[cid] = max(top.get(cid, 1), r)
+    whole = {cid for cid, _, path, r in runs if r == top[cid] and path == "whole_graph"}
+    return [(cid, ms, path) for cid, ms, path, r in runs
+            if r == top[cid] or (path is None and cid in whole)]
 
 
 def one_launch_summary(ts: "TrainingSet") -> dict:

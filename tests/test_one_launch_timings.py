@@ -40,8 +40,10 @@ def _records():
     return [r.to_dict() for r in one_graph[:3]], [r for r in base if r.fingerprint != fp]
 
 
-def _rec(d, ms, path):
+def _rec(d, ms, path, rounds=None):
     d = copy.deepcopy(d)
+    if rounds is not None:
+        d["measure"]["rounds"] = rounds
     d["measure"]["median_ms"] = ms
     d["measure"]["times_ms"] = [ms] * len(d["measure"].get("times_ms") or [ms])
     d["measure"]["levels"] = _levels(path)
@@ -50,9 +52,9 @@ def _rec(d, ms, path):
 
 def _sweeps(*runs):
     """A training set of one graph's three configs swept once per entry of *runs* (each a list of
-    ``(ms, path)`` for the configs in order) beside another graph; its index and the config ids."""
+    ``(ms, path)`` or ``(ms, path, rounds)`` for the configs in order) beside another graph; its index and the config ids."""
     (a, b, c), other = _records()
-    recs = [_rec(d, ms, path) for run in runs for d, (ms, path) in zip((a, b, c), run)]
+    recs = [_rec(d, *entry) for run in runs for d, entry in zip((a, b, c), run)]
     ts = build_training_set(recs + other, warn=False)
     i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == recs[0].fingerprint)
     return ts, i, [LogRecord.from_dict(x).config_id for x in (a, b, c)]
@@ -117,3 +119,33 @@ def test_summary_in_the_metadata_and_the_cli(tmp_path, capsys):
     assert "one-launch kernels: on 1 graph(s)" in out and "whole_graph 2 configs" in out
     meta = json.loads((tmp_path / "m.json").read_text())
     assert meta["one_launch"]["graphs"] == 1
+
+
+def test_interleaved_records_supersede_one_pass_ones():
+    """A re-sweep in interleaved passes (``sweep --rounds 3``) replaces a config's one-pass records
+    rather than being averaged with them; configs it did not re-time keep theirs."""
+    ts, i, (ida, idb, idc) = _sweeps(ROUNDS, [(1.4, "single_block", 3), (1.6, "persistent", 3), (2.8, "single_block")])
+    assert ts.times[i] == {ida: pytest.approx(1.4), idb: pytest.approx(1.6), idc: pytest.approx(2.9)}
+    assert ts.fit_times is None
+    # more passes beat fewer, whatever the order in the log
+    ts, i, (ida, _, _) = _sweeps([(0.7, "single_block", 5)] + ROUNDS[1:], [(1.4, "single_block", 3)] + ROUNDS[1:])
+    assert ts.times[i][ida] == pytest.approx(0.7)
+
+
+def test_interleaved_whole_graph_records_keep_the_launch_round_fit():
+    """Where the interleaved re-sweep ran the whole-graph kernel, the one-pass launch-round records
+    stay what those configs are fitted on; an older one-pass whole-graph record is superseded."""
+    ts, i, (ida, idb, idc) = _sweeps(ROUNDS, [(0.50, "whole_graph"), (0.60, "whole_graph"), (2.8, "single_block")],
+                                     [(0.40, "whole_graph", 3), (0.44, "whole_graph", 3), (2.6, "single_block", 3)])
+    assert ts.times[i][ida] == ts.times[i][idb] == pytest.approx(0.42)
+    assert ts.times[i][idc] == pytest.approx(2.6)
+    fit = ts.fit_view()
+    assert fit.times[i] == {ida: pytest.approx(1.0), idb: pytest.approx(2.0), idc: pytest.approx(2.6)}
+
+
+@pytest.mark.parametrize("measure, expected", [({}, 1), ({"rounds": 3}, 3), ({"rounds": 1}, 1), ({"rounds": True}, 1),
+                                               ({"rounds": "3"}, 1), ({"rounds": 0}, 1), (None, 1)])
+def test_measure_rounds(measure, expected):
+    from autotune.model import measure_rounds
+
+    assert measure_rounds(measure) == expected
