@@ -690,7 +690,7 @@ def cmd_retrain(args) -> int:
 
 
 def _per_level_study(logs, meta):
-    """The per-level policy study (:func:`autotune.policy.per_level_oracle`) of the records retrain
+    """The per-level policy study (:func:`autotune.policy.per_level_oracle`, with the simulated policy) of the records retrain
     trained on (its algorithm and device), or None when they carry no level trace
     (``autotune sweep --levels``)."""
     from .logs import read_log
@@ -701,7 +701,7 @@ def _per_level_study(logs, meta):
                if r.algorithm == meta.get("algorithm", "bfs") and (device is None or r.device_name == device)]
     if not has_level_traces(records):
         return None
-    return per_level_oracle(records)
+    return per_level_oracle(records, policy=True)
 
 
 # ------------------------------------------------------------------------------------------ wire

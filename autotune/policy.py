@@ -31,12 +31,14 @@ The gain splits into ``static_gain`` (the single config fastest on the traced so
 least-median one: source mismatch and noise, no per-level switch needed) times ``level_gain`` (the
 oracle against that single config: what only switching per level gives).
 
-What is *not* measured: a realisable policy. The oracle knows every config's time at every level
-(one traced traversal each, so its per-level minimum also picks up timing noise in its favour),
-switches for free (no state hand-over between kernels, no recomputed frontier layout), and its
-level times are of one source. A real policy would also need on-device features to decide and
-would realise less than this bound; the study is meant to decide whether building one is worth
-it (:data:`KEEP_THRESHOLD`).
+The oracle knows every config's time at every level (one traced traversal each, so its per-level
+minimum also picks up timing noise in its favour), switches for free (no state hand-over between
+kernels, no recomputed frontier layout), and its level times are of one source. A real policy needs
+on-device features to decide and realises less: :func:`simulate_policy` (``per_level_oracle(...,
+policy=True)``, what ``autotune retrain`` prints) trains one, a forest over :data:`POLICY_FEATURES`,
+on the other families' (or graphs') traces and charges its choices on each held-out graph, still
+switching for free; it is built into the kernels only if that gains :data:`KEEP_THRESHOLD` on whole
+traversals.
 """
 from __future__ import annotations
 
@@ -45,7 +47,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
 __all__ = ["KEEP_THRESHOLD", "GraphLevelRow", "PerLevelStudy", "per_level_oracle", "has_level_traces",
-           "format_study"]
+           "format_study", "simulate_policy", "POLICY_FEATURES"]
 
 #: The restricted oracle's geometric-mean gain a per-level policy must reach before it is built.
 KEEP_THRESHOLD = 1.05
@@ -153,17 +155,24 @@ class PerLevelStudy:
         "geomean_gain", "max_gain", "restricted_geomean_gain", "n_ge_5pct"}``), ``threshold``
         (:data:`KEEP_THRESHOLD`) and ``keep`` (whether the restricted oracle's geomean gain reaches
         it).
+    policy : dict or None
+        The simulated per-level policy (:func:`simulate_policy`), when asked for.
     """
 
     rows: list = field(default_factory=list)
     excluded: list = field(default_factory=list)
     n_untraced: int = 0
     summary: dict = field(default_factory=dict)
+    policy: dict | None = None
 
     def to_dict(self) -> dict:
-        """JSON-safe dict: ``summary``, ``rows`` (dicts), ``excluded``, ``n_untraced``."""
-        return {"summary": self.summary, "rows": [asdict(r) for r in self.rows], "excluded": list(self.excluded),
-                "n_untraced": self.n_untraced}
+        """JSON-safe dict: ``summary``, ``rows`` (dicts), ``excluded``, ``n_untraced`` and, when
+        simulated, ``policy`` (:func:`simulate_policy`)."""
+        out = {"summary": self.summary, "rows": [asdict(r) for r in self.rows], "excluded": list(self.excluded),
+               "n_untraced": self.n_untraced}
+        if self.policy is not None:
+            out["policy"] = self.policy
+        return out
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -239,7 +248,8 @@ def _family(r) -> str:
 
 
 # ------------------------------------------------------------------------------------------ study
-def per_level_oracle(records: Iterable, *, device: str | None = None) -> PerLevelStudy:
+def per_level_oracle(records: Iterable, *, device: str | None = None, policy: bool = False,
+                     random_state: int = 0) -> PerLevelStudy:
     """Bound what a per-level choice of config could gain over the per-graph choice (GSWITCH's idea).
 
     See the module docstring for what is measured. For each graph (and device) with at least two
@@ -257,6 +267,11 @@ def per_level_oracle(records: Iterable, *, device: str | None = None) -> PerLeve
         ignored.
     device : str, optional
         Keep only this device's records (default: all, each graph studied per device).
+    policy : bool, default False
+        Also simulate a realisable per-level policy on the studied graphs (:func:`simulate_policy`,
+        :attr:`PerLevelStudy.policy`), held out by family and by graph.
+    random_state : int, default 0
+        Seed of the simulated policy's forest.
 
     Returns
     -------
@@ -279,6 +294,7 @@ def per_level_oracle(records: Iterable, *, device: str | None = None) -> PerLeve
         groups.setdefault((r.device_name, r.algorithm, r.fingerprint), []).append(r)
 
     study = PerLevelStudy()
+    kept: list[dict] = []  # what simulate_policy needs of each studied graph
     for (dev, _alg, fp), recs in groups.items():
         if all(_trace(r)[0] is None for r in recs):
             study.n_untraced += 1
@@ -364,6 +380,8 @@ def per_level_oracle(records: Iterable, *, device: str | None = None) -> PerLeve
             traversal_gain=_whole(firsts.get(best), best_us - oracle_us),
             restricted_traversal_gain=_whole(firsts.get(best), best_us - restricted_us),
             oracle_configs=len(used)))
+        kept.append({"name": name, "fingerprint": fp, "family": family, "features": first.graph.get("features") or {},
+                     "traces": {c: traces[c] for c in restricted}, "best": best, "first_ms": firsts.get(best)})
 
     study.rows.sort(key=lambda r: (-r.gain, r.name))
     study.excluded.sort(key=lambda e: (e["family"], str(e["name"])))
@@ -394,7 +412,173 @@ def per_level_oracle(records: Iterable, *, device: str | None = None) -> PerLeve
         "threshold": KEEP_THRESHOLD,
         "keep": bool(restricted_geo is not None and restricted_geo >= KEEP_THRESHOLD),
     }
+    if policy and kept:
+        study.policy = simulate_policy(kept, random_state=random_state)
     return study
+
+
+# ------------------------------------------------------------------------------------------ policy
+#: The per-level inputs of the simulated policy, each known on the device when a level starts: the
+#: frontier's size (log2, and as a share of the vertices), the share of vertices visited before it,
+#: its growth over the previous frontier (log2), the depth (log2), and two graph constants known when
+#: the engine is built (log mean out-degree, log vertices).
+POLICY_FEATURES = ("log2_frontier", "frontier_share", "visited_share", "log2_growth", "log2_depth",
+                   "log_degree_mean", "log_vertices")
+
+
+def _policy_levels(g: Mapping) -> list:
+    """Per level of one studied graph: ``(x, typical, optimistic, best_class, best_us)``.
+
+    A level's *action* is the ``direction/path`` it ran with in a config (the restricted set: the
+    per-graph best's technique and block size). ``typical[a]`` is the best config's own level time
+    when it ran action *a*, else the median level time of the configs that did; ``optimistic[a]``
+    the least of them (which also selects timing noise in the policy's favour)."""
+    feats = g["features"]
+    traces, best = g["traces"], g["best"]
+    bt = traces[best]
+    n = feats.get("n_vertices")
+    n = float(n) if _number(n) and n > 0 else float(max(1, sum(row[0] for row in bt)))
+    dm = feats.get("degree_mean")
+    dm = float(dm) if _number(dm) else 0.0
+    out, visited, prev = [], 0.0, 1.0
+    for i, brow in enumerate(bt):
+        size = float(brow[0])
+        x = [math.log2(size + 1), size / n, visited / n, math.log2((size + 1) / (prev + 1)), math.log2(i + 1),
+             math.log1p(dm), math.log1p(n)]
+        times: dict[str, list] = {}
+        for c, tr in traces.items():
+            times.setdefault(f"{tr[i][1]}/{tr[i][2]}", []).append(float(tr[i][3]))
+        best_class = f"{brow[1]}/{brow[2]}"
+        typical = {a: float(brow[3]) if a == best_class else _median(v) for a, v in times.items()}
+        optimistic = {a: min(v) for a, v in times.items()}
+        out.append((x, typical, optimistic, best_class, float(brow[3])))
+        visited += size
+        prev = size
+    return out
+
+
+def simulate_policy(graphs: list, *, random_state: int = 0, n_estimators: int = 50) -> dict:
+    """Simulate a realisable per-level policy (GSWITCH's) on level traces, held out by family and by
+    graph: what choosing each level's direction and kernel path from on-device features would gain
+    over the per-graph choice, on graphs the policy was not trained on.
+
+    Each level of a graph may take any action (``direction/path``) that a config of the per-graph
+    best's technique and block size ran that level with (the restricted oracle's set, the switch the
+    kernels could make at a level's start); the per-graph best's own action is always there. A
+    random forest (scikit-learn, ``n_estimators`` trees, seeded) learns from the training graphs'
+    levels which action is fastest (label: the least typical level time; sample weight: the
+    microseconds at stake, slowest minus fastest action), from :data:`POLICY_FEATURES`; on a held-out
+    graph it takes, at each level with a choice, the action of highest predicted probability among
+    those available there. Its time is the sum of the chosen actions' typical level times (the best
+    config's own time for the action it took, else the median over the configs that took the
+    action); ``optimistic`` charges the least time of those configs instead. Switching is free, as
+    in the oracle. Gains are ``T_best / T_policy`` on the traced levels and, with the saving taken
+    off the timed traversal from the traced source, on the whole traversal.
+
+    Parameters
+    ----------
+    graphs : list of dict
+        One per studied graph: ``name``, ``fingerprint``, ``family``, ``features`` (the logged
+        profile; ``n_vertices`` and ``degree_mean`` are read), ``traces`` (config id -> complete
+        level trace ``[size, direction, path, us]`` rows, the restricted configs), ``best`` (the
+        per-graph best's config id) and ``first_ms`` (its timed traversal from the traced source,
+        or None).
+    random_state : int, default 0
+    n_estimators : int, default 50
+
+    Returns
+    -------
+    dict
+        ``rows`` (per graph and fold scheme: ``name``, ``family``, ``n_levels``, ``levels_with_choice``,
+        ``levels_switched``, ``best_us``, ``policy_us``, ``optimistic_us``, ``oracle_us`` (the least
+        typical time per level), ``gain``, ``optimistic_gain``, ``oracle_gain``, ``traversal_gain``),
+        ``summary`` (``lofo`` and ``logo``: ``{"gain", "optimistic_gain", "oracle_gain",
+        "traversal_gain"}`` each ``{"geomean", "max", "min", "n_ge_5pct", "n_lose_1pct"}``, plus
+        ``n_graphs`` and ``levels_switched_share``), ``features`` (:data:`POLICY_FEATURES`),
+        ``threshold`` and ``keep``: whether the leave-one-family-out whole-traversal geomean gain
+        reaches :data:`KEEP_THRESHOLD` (what building the policy into the kernels would have to
+        beat).
+
+    Notes
+    -----
+    GSWITCH: Meng et al., "GSWITCH: A Pattern-based Algorithmic Autotuning Framework for Graph
+    Processing on GPUs", PPoPP 2019 (its features: frontier size and growth, unvisited share,
+    depth). A level's vertex set is the same under every config (BFS depth), so level times of
+    different configs compose; the state a switch hands over (pull's bitmap, the queue layout) is
+    not charged.
+    """
+    import numpy as np
+    from sklearn.ensemble import RandomForestClassifier
+
+    levels = [_policy_levels(g) for g in graphs]
+    fams = [g["family"] for g in graphs]
+
+    def train(idx):
+        X, y, w = [], [], []
+        for k in idx:
+            for x, typ, _opt, _bc, _bu in levels[k]:
+                if len(typ) < 2:
+                    continue
+                a = min(sorted(typ), key=lambda c: typ[c])
+                X.append(x)
+                y.append(a)
+                w.append(max(typ.values()) - typ[a] + 1e-3)
+        if len(set(y)) < 2:
+            return None
+        clf = RandomForestClassifier(n_estimators=n_estimators, min_samples_leaf=2, random_state=random_state,
+                                     n_jobs=1)
+        clf.fit(np.asarray(X), np.asarray(y), sample_weight=np.asarray(w))
+        return clf
+
+    def play(k, clf):
+        lv = levels[k]
+        choice_rows = [j for j, (_x, typ, *_r) in enumerate(lv) if len(typ) > 1]
+        chosen = [bc for (_x, _t, _o, bc, _b) in lv]
+        if clf is not None and choice_rows:
+            proba = clf.predict_proba(np.asarray([lv[j][0] for j in choice_rows]))
+            classes = list(clf.classes_)
+            for row, j in zip(proba, choice_rows):
+                typ = lv[j][1]
+                known = [(row[classes.index(a)], a == lv[j][3], a) for a in typ if a in classes]
+                if known:
+                    chosen[j] = max(known)[2]
+        best_us = sum(b for (*_r, b) in lv)
+        pol = sum(lv[j][1][a] for j, a in enumerate(chosen))
+        opt = sum(lv[j][2][a] for j, a in enumerate(chosen))
+        orc = sum(min(t.values()) for (_x, t, *_r) in lv)
+        g = graphs[k]
+        return {"name": g["name"], "family": g["family"], "n_levels": len(lv), "levels_with_choice": len(choice_rows),
+                "levels_switched": sum(a != lv[j][3] for j, a in enumerate(chosen)), "best_us": best_us,
+                "policy_us": pol, "optimistic_us": opt, "oracle_us": orc, "gain": best_us / pol if pol > 0 else None,
+                "optimistic_gain": best_us / opt if opt > 0 else None,
+                "oracle_gain": best_us / orc if orc > 0 else None,
+                "traversal_gain": _whole(g.get("first_ms"), best_us - pol)}
+
+    def gains(xs):
+        xs = [x for x in xs if x is not None]
+        return {"geomean": _geomean(xs), "max": max(xs, default=None), "min": min(xs, default=None),
+                "n_ge_5pct": sum(x >= KEEP_THRESHOLD for x in xs), "n_lose_1pct": sum(x < 0.99 for x in xs)}
+
+    rows, summary = {}, {}
+    all_idx = range(len(graphs))
+    for scheme in ("lofo", "logo"):
+        res = []
+        cache: dict = {}
+        for k in all_idx:
+            key = fams[k] if scheme == "lofo" else k
+            if key not in cache:
+                cache[key] = train([j for j in all_idx if (fams[j] != fams[k] if scheme == "lofo" else j != k)])
+            res.append(play(k, cache[key]))
+        rows[scheme] = res
+        n_choice = sum(r["levels_with_choice"] for r in res)
+        summary[scheme] = {key: gains([r[key] for r in res])
+                           for key in ("gain", "optimistic_gain", "oracle_gain", "traversal_gain")}
+        summary[scheme]["n_graphs"] = len(res)
+        summary[scheme]["levels_switched_share"] = (sum(r["levels_switched"] for r in res) / n_choice
+                                                    if n_choice else 0.0)
+    tg = summary["lofo"]["traversal_gain"]["geomean"]
+    return {"rows": rows, "summary": summary, "features": list(POLICY_FEATURES), "threshold": KEEP_THRESHOLD,
+            "keep": bool(tg is not None and tg >= KEEP_THRESHOLD)}
 
 
 # ------------------------------------------------------------------------------------------ report
@@ -475,8 +659,29 @@ def format_study(study: PerLevelStudy, *, top: int = 10) -> str:
         for e in study.excluded:
             lines.append(f"  {e['name']} [{e['family']}]: {e['reason']}")
     rg = s["restricted_gain"]["geomean"] if n else None
+    pol = study.policy
+    if pol is not None:
+        lines.append("")
+        lines.append("simulated per-level policy (a forest choosing each level's direction/path among the best's "
+                     "technique and block size from on-device features; held out by family / by graph)")
+        prow = []
+        for scheme, title in (("lofo", "leave one family out"), ("logo", "leave one graph out")):
+            d = pol["summary"][scheme]
+            prow.append([title, _f(d["gain"]["geomean"]), _f(d["gain"]["min"]), _f(d["gain"]["max"]),
+                         _f(d["optimistic_gain"]["geomean"]), _f(d["traversal_gain"]["geomean"]),
+                         f"{d['gain']['n_lose_1pct']}/{d['n_graphs']}", f"{100 * d['levels_switched_share']:.0f}%"])
+        lines += _table(["policy", "gain (traced)", "min", "max", "optimistic", "whole traversal", "graphs slower",
+                         "levels switched"], prow)
     lines.append("")
-    if s["keep"]:
+    if pol is not None:
+        tg = pol["summary"]["lofo"]["traversal_gain"]["geomean"]
+        if pol["keep"]:
+            lines.append(f"decision: a per-level policy is worth building into the kernels (simulated, held out by "
+                         f"family: {_f(tg)} on whole traversals >= {pol['threshold']:.2f})")
+        else:
+            lines.append(f"decision: leave per-level switching out (simulated policy, held out by family: {_f(tg)} on "
+                         f"whole traversals < {pol['threshold']:.2f}; restricted oracle {_f(rg)})")
+    elif s["keep"]:
         lines.append(f"decision: per-level switching stays a candidate (restricted oracle geomean {_f(rg)} >= "
                      f"{s['threshold']:.2f}); a real policy needs on-device features, would realise less than this "
                      f"bound, and is kept only if it wins when measured")

@@ -11,7 +11,7 @@ import pytest
 
 from autotune.config import TraversalConfig
 from autotune.logs import LogRecord, LogWriter
-from autotune.policy import KEEP_THRESHOLD, format_study, has_level_traces, per_level_oracle
+from autotune.policy import KEEP_THRESHOLD, POLICY_FEATURES, format_study, has_level_traces, per_level_oracle
 
 DEVICE = {"name": "FAKE GPU (test)", "cc": "9.0", "sm_count": 132}
 
@@ -150,6 +150,68 @@ def test_has_level_traces():
     assert not has_level_traces(_records([_rec("g", A, 1.0), _rec("g", B, 2.0)]))
 
 
+# ------------------------------------------------------------------------------------------ simulated policy
+def _traced(graph, cfg, median_ms, rows, family, first_ms=None):
+    """A record whose level trace is *rows* ``(direction, path, us)``, frontier sizes 1, 50, 5000, 20."""
+    d = _rec(graph, cfg, median_ms, [u for _, _, u in rows], family=family, first_ms=first_ms)
+    d["measure"]["levels"] = [[size, dr, path, u] for size, (dr, path, u) in zip((1, 50, 5000, 20), rows)]
+    return d
+
+
+PUSH = ("push", "single_block")
+
+
+def _policy_graphs(flip_family=None):
+    """Six graphs in three families: config A (the per-graph best by median) pushes every level;
+    B (same technique and block size) pulls the two last levels, 80 us faster on the large frontier
+    and 45 us slower on the small one (the other way round in *flip_family*); D (another technique)
+    is fastest everywhere but outside the policy's choice."""
+    dicts = []
+    for fam in ("f1", "f2", "f3"):
+        big, small = (100, 5) if fam != flip_family else (20, 50)
+        pull_big, pull_small = (20, 50) if fam != flip_family else (100, 5)
+        for k in range(2):
+            g = f"{fam}-{k}"
+            dicts += [_traced(g, A, 1.0, [(*PUSH, 5), (*PUSH, 10), (*PUSH, big), (*PUSH, small)], fam, first_ms=0.5),
+                      _traced(g, B, 1.5, [(*PUSH, 5), (*PUSH, 10), ("pull", "multi_block", pull_big),
+                                          ("pull", "multi_block", pull_small)], fam),
+                      _traced(g, D, 2.0, [(*PUSH, 1), (*PUSH, 1), (*PUSH, 1), (*PUSH, 1)], fam)]
+    return _records(dicts)
+
+
+def test_simulated_policy_learns_the_action_per_level_and_stays_in_the_best_technique():
+    study = per_level_oracle(_policy_graphs(), policy=True)
+    pol = study.policy
+    for scheme in ("lofo", "logo"):
+        rows = pol["rows"][scheme]
+        assert len(rows) == 6
+        for r in rows:  # pull on the large frontier (20 us), push on the small one (5 us); D never taken
+            assert r["best_us"] == 120 and r["policy_us"] == 40 and r["oracle_us"] == 40
+            assert r["gain"] == pytest.approx(3.0) and r["levels_with_choice"] == 2 and r["levels_switched"] == 1
+            assert r["traversal_gain"] == pytest.approx(0.5 / (0.5 - 80 / 1000))
+        s = pol["summary"][scheme]
+        assert s["gain"]["geomean"] == pytest.approx(3.0) and s["gain"]["n_lose_1pct"] == 0
+        assert s["levels_switched_share"] == pytest.approx(0.5)
+    assert pol["keep"] is True and pol["features"] == list(POLICY_FEATURES)
+    assert per_level_oracle(_policy_graphs()).policy is None  # only when asked for
+    text = format_study(study)
+    assert "simulated per-level policy" in text and "a per-level policy is worth building" in text
+    json.dumps(study.to_dict())
+
+
+def test_simulated_policy_held_out_by_family_can_lose():
+    """A family on which the other families' rule is wrong: the policy trained without it pulls
+    where pushing is faster; by graph (its sibling in training) it learns nothing consistent."""
+    pol = per_level_oracle(_policy_graphs(flip_family="f3"), policy=True).policy
+    lofo = {r["name"]: r for r in pol["rows"]["lofo"]}
+    for k in range(2):
+        r = lofo[f"f3-{k}"]  # the best config pushes: 5+10+20+50; the policy pulls the large frontier, pushes the small
+        assert r["best_us"] == 85 and r["policy_us"] == 5 + 10 + 100 + 50 and r["gain"] == pytest.approx(85 / 165)
+        assert r["oracle_us"] == 5 + 10 + 20 + 5
+    assert pol["summary"]["lofo"]["gain"]["n_lose_1pct"] == 2
+    assert pol["keep"] is (pol["summary"]["lofo"]["traversal_gain"]["geomean"] >= KEEP_THRESHOLD)
+
+
 # ------------------------------------------------------------------------------------------ retrain
 def _synthetic_log(path, traced: bool):
     from autotune._synthetic import synthetic_records
@@ -181,6 +243,7 @@ def test_retrain_json_carries_the_per_level_study(tmp_path, capsys):
     assert out["per_level"]["summary"]["n_graphs"] == 10 == expected["summary"]["n_graphs"]
     assert out["per_level"]["summary"]["gain"]["geomean"] == pytest.approx(expected["summary"]["gain"]["geomean"])
     assert out["per_level"]["summary"]["gain"]["geomean"] > 1.0
+    assert set(out["per_level"]["policy"]["summary"]) == {"lofo", "logo"}
 
 
 def test_retrain_without_traces_has_no_per_level_study(tmp_path, capsys):
@@ -196,3 +259,4 @@ def test_retrain_table_prints_the_study(tmp_path, capsys):
     assert main(["retrain", str(log), "--n-estimators", "5"]) == 0
     text = capsys.readouterr().out
     assert "leave-one-graph-out regret" in text and "per-level policy oracle" in text and "decision:" in text
+    assert "simulated per-level policy" in text
