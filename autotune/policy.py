@@ -539,9 +539,9 @@ def simulate_policy(graphs: list, *, random_state: int = 0, n_estimators: int = 
             classes = list(clf.classes_)
             for row, j in zip(proba, choice_rows):
                 typ = lv[j][1]
-                known = [(row[classes.index(a)], a == lv[j][3], a) for a in typ if a in classes]
-                if known:
-                    chosen[j] = max(known)[2]
+                # an action never seen as a label scores 0, so a tie keeps the per-graph best's action
+                known = [(row[classes.index(a)] if a in classes else 0.0, a == lv[j][3], a) for a in typ]
+                chosen[j] = max(known)[2]
         best_us = sum(b for (*_r, b) in lv)
         pol = sum(lv[j][1][a] for j, a in enumerate(chosen))
         opt = sum(lv[j][2][a] for j, a in enumerate(chosen))
