@@ -1,7 +1,7 @@
 # Where a small graph's call goes (README, "Small graphs"): wall per call of engine.traverse, the bare graph replay
 # + wait, the replay alone (enqueue), the replay's GPU span (events), an empty graph, a direct kernel launch.
 #   python notebooks/experiments/call_floor_probe.py OUT.jsonl GRAPH_FILE [GRAPH_FILE ...]
-import json, os, sys, time, glob
+import json, os, sys, time
 import numpy as np, cupy
 import autotune as at
 from autotune.engine import get_engine
