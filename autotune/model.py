@@ -1002,7 +1002,14 @@ def _latest_protocol(runs) -> list:
     """*runs* ``(config_id, median_ms, path, rounds)`` reduced to ``(config_id, median_ms, path)``,
     keeping for each config only its records of the most interleaved passes, except that a config
     whose kept records ran the whole-graph kernel also keeps its launch-round records (``path`` None:
-    what :func:`_delivered_and_fit_times` fits such a config on). One-pass logs pass unchanged."""
+    what :func:`_delivered_and_fit_times` fits such a config on). One-pass logs pass unchanged.
+
+    The rule is per config, over the *valid* records the caller passes, so two cases follow from it:
+    a config whose re-sweep record failed validation (or is missing) keeps its older, fewer-pass
+    time; and a re-sweep run without ``--levels`` has no trace, so its records' ``path`` is None
+    even where a one-launch kernel ran (:func:`one_launch_path`): they supersede the older records
+    as launch-round times, and the graph's one-launch configs are then not pooled. Re-sweep with
+    ``--levels`` (as ``sweep --rounds 3 --levels 256`` in README) to keep the pooling."""
     top: dict[str, int] = {}
     for cid, _, _, r in runs:
         top[cid] = max(top.get(cid, 1), r)

@@ -458,9 +458,10 @@ def _policy_levels(g: Mapping) -> list:
 
 
 def simulate_policy(graphs: list, *, random_state: int = 0, n_estimators: int = 50) -> dict:
-    """Simulate a realisable per-level policy (GSWITCH's) on level traces, held out by family and by
-    graph: what choosing each level's direction and kernel path from on-device features would gain
-    over the per-graph choice, on graphs the policy was not trained on.
+    """Simulate a realisable per-level policy (GSWITCH's) on level traces, held out by family and by graph.
+
+    What choosing each level's direction and kernel path from on-device features would gain over
+    the per-graph choice, on graphs the policy was not trained on.
 
     Each level of a graph may take any action (``direction/path``) that a config of the per-graph
     best's technique and block size ran that level with (the restricted oracle's set, the switch the
@@ -484,7 +485,11 @@ def simulate_policy(graphs: list, *, random_state: int = 0, n_estimators: int = 
         per-graph best's config id) and ``first_ms`` (its timed traversal from the traced source,
         or None).
     random_state : int, default 0
+        Seed of the random forest (its bootstrap samples and feature draws): the same seed and
+        traces give the same picks.
     n_estimators : int, default 50
+        Trees of the forest. A fold whose training levels hold a single action (or none) has
+        nothing to learn: its held-out graph keeps the per-graph best's action on every level.
 
     Returns
     -------

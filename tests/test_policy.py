@@ -212,6 +212,34 @@ def test_simulated_policy_held_out_by_family_can_lose():
     assert pol["keep"] is (pol["summary"]["lofo"]["traversal_gain"]["geomean"] >= KEEP_THRESHOLD)
 
 
+def test_simulated_policy_with_one_family_keeps_the_best_action_when_held_out_by_family():
+    """All graphs in one family: held out by family, the training folds are empty, so every level
+    keeps the per-graph best's action (gain 1.0); held out by graph it learns from its sibling."""
+    recs = [r for r in _policy_graphs() if r.graph.get("family") == "f1"]
+    pol = per_level_oracle(recs, policy=True).policy
+    for r in pol["rows"]["lofo"]:
+        assert r["levels_switched"] == 0 and r["policy_us"] == r["best_us"] == 120 and r["gain"] == pytest.approx(1.0)
+        assert r["oracle_us"] == 40  # the bound still sees what a per-level choice could gain
+    for r in pol["rows"]["logo"]:
+        # trained on its one sibling's two levels: a leaf needs 2 samples, so no split; the forest
+        # takes the action of more microseconds at stake (pull: 80 us against push's 45) everywhere
+        assert r["levels_switched"] == 2 and r["policy_us"] == 5 + 10 + 20 + 50 and r["gain"] == pytest.approx(120 / 85)
+    assert pol["summary"]["lofo"]["levels_switched_share"] == 0.0 and pol["keep"] is False
+
+
+def test_simulated_policy_without_a_choice_on_any_level():
+    """Only the best config (and one of another technique) traced: no level has two actions of the
+    best's technique and block size, so nothing is trained, nothing switched, and the gain is 1.0."""
+    recs = [r for r in _policy_graphs() if r.config_id != B.config_id]
+    pol = per_level_oracle(recs, policy=True).policy
+    for scheme in ("lofo", "logo"):
+        for r in pol["rows"][scheme]:
+            assert r["levels_with_choice"] == 0 and r["levels_switched"] == 0
+            assert r["gain"] == pytest.approx(1.0) and r["oracle_gain"] == pytest.approx(1.0)
+        assert pol["summary"][scheme]["levels_switched_share"] == 0.0
+    assert pol["keep"] is False
+
+
 # ------------------------------------------------------------------------------------------ retrain
 def _synthetic_log(path, traced: bool):
     from autotune._synthetic import synthetic_records

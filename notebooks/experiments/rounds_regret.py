@@ -6,7 +6,8 @@
 # and its baselines (best fixed config of the folds, Table-2 rule; random: the mean over configs of time / best)
 # are charged time / best time; printed for every graph and for the real graphs alone, with the one-pass regret.
 #   python notebooks/experiments/rounds_regret.py models/bfs_h200.json LOG.jsonl.gz [LOG ...] [--json OUT.json]
-# README: the one-pass log, notebooks/figures/corpus_rounds3_h200.jsonl.gz and real_rounds3_h200.jsonl.gz.
+# README: the one-pass log, notebooks/figures/corpus_rounds3_h200.jsonl.gz, real_rounds3_h200.jsonl.gz and
+# corpus_deep_rounds3_h200.jsonl.gz (every corpus graph charged with interleaved passes).
 import json, math, sys
 import numpy as np
 from autotune.logs import read_log
