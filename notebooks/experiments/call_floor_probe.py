@@ -4,8 +4,8 @@
 import json, os, sys, time
 import numpy as np, cupy
 import autotune as at
-from autotune.engine import get_engine
-from autotune.measure import select_sources
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _warm import warm_engine
 out = open(sys.argv[1], "a")
 N = 2000
 def wall(fn, n=N):
@@ -14,11 +14,7 @@ def wall(fn, n=N):
         t0 = time.perf_counter(); fn(); ts.append(time.perf_counter() - t0)
     return float(np.median(ts) * 1e6)
 for path in sys.argv[2:]:
-    g = at.load_graph(path)
-    cfg = at.tune(g)
-    eng = get_engine(g, cfg)
-    srcs = [int(s) for s in select_sources(g, 16, seed=0)]
-    for s in srcs: eng.traverse(s)
+    g, cfg, eng, srcs = warm_engine(path)
     rec = dict(graph=os.path.basename(path), whole_graph=bool(eng.whole_graph), n=g.n_vertices, m=g.n_edges)
     st = eng.stream
     k = [0]

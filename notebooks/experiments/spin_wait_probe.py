@@ -5,19 +5,14 @@
 # word written after a system fence. Medians of N calls per graph (README, "Small graphs"; H200).
 #   python notebooks/experiments/spin_wait_probe.py OUT.jsonl GRAPH_FILE [GRAPH_FILE ...]
 import json, os, sys, time
-import numpy as np, cupy
-import autotune as at
-from autotune.engine import get_engine
-from autotune.measure import select_sources
+import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _warm import warm_engine
 out = open(sys.argv[1], "a")
 N = 3000
 pc = time.perf_counter
 for path in sys.argv[2:]:
-    g = at.load_graph(path)
-    cfg = at.tune(g)
-    eng = get_engine(g, cfg)
-    srcs = [int(s) for s in select_sources(g, 16, seed=0)]
-    for s in srcs: eng.traverse(s)
+    g, cfg, eng, srcs = warm_engine(path)
     st = eng.stream
     G = eng._wg_graph
     rec = dict(graph=os.path.basename(path), whole_graph=bool(eng.whole_graph))
