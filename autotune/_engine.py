@@ -168,7 +168,7 @@ STATE_DTYPE = np.dtype([("ctr", "<u8", (3,)), ("hub_ctr", "<i4", (3,)), ("level"
 PARAMS_DTYPE = np.dtype([("n_vertices", "<i4"), ("dir_mode", "<i4"), ("sb_limit", "<i4"), ("sb_edge_limit", "<i4"),
                          ("alpha", "<f4"), ("beta", "<f4"), ("gamma", "<f4"), ("hub_degree", "<i4"),
                          ("n_hubs", "<i4"), ("min_vw", "<i4"), ("trace_cap", "<i4"), ("eid_bytes", "<i4"),
-                         ("inline_degree", "<i4"), ("pad", "<i4"), ("n_edges", "<i8")],
+                         ("inline_degree", "<i4"), ("sb_hub_degree", "<i4"), ("n_edges", "<i8")],
                         align=True)
 #: Mirrors ``struct BFSAux`` (kernels/traversal.cuh), 320 bytes: options and scratch buffers of
 #: the techniques beyond plain push/pull levels (pointers as uint64, 0 = unused).
@@ -239,6 +239,16 @@ _PATH_NAMES = {PATH_PUSH: ("push", "multi_block"), PATH_PULL: ("pull", "multi_bl
                PATH_CLUSTER: ("push", "cluster"), PATH_CLUSTER_PULL: ("pull", "cluster")}
 SB_THREADS = 1024
 SB_EDGE_FACTOR = 16
+#: BFS single-block configs of the edge-balanced techniques (:data:`SB_HUB_TECHNIQUES`): a level of more
+#: than 8,192 edges (``AT_SB_HUB_EDGES``, the limit of ``frontier_limit=512``) whose frontier's mean
+#: out-degree exceeds this runs multi-block (kernels/traversal.cuh, ``at_sb_fits``); 0: off. One block
+#: expands a level of hubs at ~400 edges per us (a bow-tie's 9 hubs, 28,000 edges: 74 us against 11 us
+#: on the multi-block kernels). Measured on an H200 (README, "Single-block levels of hubs").
+SB_HUB_DEGREE = 16
+#: The techniques whose multi-block kernels balance a hub's edges over the whole GPU; vertex_mapped
+#: (a virtual warp per vertex) was slower with the rule (soc-Slashdot0902 1.11-1.14x), degree_classified
+#: is unmeasured: both keep their single-block levels.
+SB_HUB_TECHNIQUES = ("binary_search", "edge_mapped", "scan_mapped")
 #: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
 #: barrier once per level, one atomic each on one address, so fewer blocks make a cheaper level.
 PERSISTENT_BLOCKS_PER_SM: int | None = 1
@@ -649,6 +659,8 @@ class TraversalEngine:
         if cfg.small_frontier != "none":
             prm["sb_limit"] = cfg.frontier_limit
             prm["sb_edge_limit"] = cfg.frontier_limit * SB_EDGE_FACTOR
+        if cfg.small_frontier == "single_block" and self.algorithm == "bfs" and cfg.load_balance in SB_HUB_TECHNIQUES:
+            prm["sb_hub_degree"] = SB_HUB_DEGREE
         prm["inline_degree"] = cfg.inline_degree if isinstance(cfg.inline_degree, int) else 0
         self.params_host = prm
         self.params = cupy.asarray(np.frombuffer(prm.tobytes(), dtype=np.uint8))

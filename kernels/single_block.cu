@@ -6,7 +6,9 @@
 // feed the whole GPU, and a launch plus a host round trip per level costs more than the level.
 // This kernel is launched with ONE block of 1024 threads and iterates levels on the device, with
 // __syncthreads between levels, for as long as the frontier holds at most `sb_limit` vertices and
-// `sb_edge_limit` edges; it then returns and the multi-block push/pull kernels take over (the
+// `sb_edge_limit` edges, and is not a level of hubs (at_sb_fits, traversal.cuh: more than
+// AT_SB_HUB_EDGES edges at a mean out-degree above `sb_hub_degree`, which one block expands far
+// slower than the whole GPU); it then returns and the multi-block push/pull kernels take over (the
 // hand-over is decided from the device state, so no host copy is involved).
 //
 // A level here is bounded by the latency of its chain of dependent memory accesses, not by
@@ -84,7 +86,7 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
             at_block_exclusive_scan(part, total, s_warp);
             if (tid == 0) {
                 s_degsum = total;
-                s_exit = total > prm->sb_edge_limit;
+                s_exit = !at_sb_fits(fsize, total, prm);
             }
             __syncthreads();
             if (s_exit) break;
@@ -106,7 +108,7 @@ __global__ void __launch_bounds__(AT_SB_THREADS, 1) single_block_levels(AT_LEVEL
             if (!first && fsize <= AT_SB_THREADS) {  // the whole level in one round: its edge count
                 if (tid == 0) {
                     s_degsum = total;
-                    s_exit = total > prm->sb_edge_limit;
+                    s_exit = !at_sb_fits(fsize, total, prm);
                 }
                 __syncthreads();
                 stop = s_exit != 0;

@@ -89,7 +89,8 @@ struct BFSParams {
     int eid_bytes;      // sizeof(eid_t) the engine built its buffers for (traversal_init traps otherwise)
     int inline_degree;  // persistent driver, operators with kInlineExpand: improved vertices of out-degree
                         // <= inline_degree are expanded in place (0: off)
-    int pad;
+    int sb_hub_degree;  // single-block path: a level of more than AT_SB_HUB_EDGES edges whose frontier's
+                        // mean out-degree exceeds this goes multi-block (at_sb_fits; 0: off)
     long long n_edges;
 };
 static_assert(sizeof(BFSParams) == 64, "BFSParams must match PARAMS_DTYPE in autotune/_engine.py");
@@ -350,13 +351,26 @@ __device__ __forceinline__ bool at_hash_seen(vid_t v) {
     return atomicExch(t + ((unsigned)v * 2654435761u >> 22) % AT_HASH_SIZE, v) == v;
 }
 
+// Edges above which a single-block level of hubs goes multi-block (BFSParams.sb_hub_degree): the
+// single-block edge limit of the smallest frontier limit (16 x 512), so those configs never see it.
+#define AT_SB_HUB_EDGES 8192
+
+// Whether a level of `fsize` vertices and `degsum` edges runs on the small-frontier path: within the
+// config's vertex and edge limits, and not a level of few vertices and many edges (hubs) when
+// sb_hub_degree is set: one block expands ~400 such edges per us (a bow-tie's 9 hubs, 28,000 edges:
+// 74 us) where the multi-block kernels spread them over every SM (11 us).
+__device__ __forceinline__ bool at_sb_fits(int fsize, eid_t degsum, const BFSParams* prm) {
+    if (!(prm->sb_limit > 0 && fsize <= prm->sb_limit && degsum <= prm->sb_edge_limit)) return false;
+    return !(prm->sb_hub_degree > 0 && degsum > AT_SB_HUB_EDGES && degsum > (eid_t)prm->sb_hub_degree * fsize);
+}
+
 // Which path runs a level, from its frontier size and edges, its hub count, the edges explored by
 // earlier levels and the direction of the previous level. Pure: every caller with the same inputs
 // gets the same answer.
 __device__ __forceinline__ int at_decide_path(int fsize, eid_t degsum, int hubs, long long explored, int prev_dir,
                                               const BFSParams* prm) {
     if (fsize == 0) return AT_PATH_NONE;
-    if (prm->sb_limit > 0 && fsize <= prm->sb_limit && degsum <= prm->sb_edge_limit) return AT_PATH_SINGLE_BLOCK;
+    if (at_sb_fits(fsize, degsum, prm)) return AT_PATH_SINGLE_BLOCK;
     if (prm->dir_mode == AT_DIR_PUSH_ONLY) return AT_PATH_PUSH;
     if (prev_dir == AT_PATH_PULL)  // back to push once the frontier is small again
         return ((float)fsize < (float)prm->n_vertices / prm->beta) ? AT_PATH_PUSH : AT_PATH_PULL;

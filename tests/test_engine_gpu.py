@@ -380,6 +380,57 @@ def test_single_block_edge_limit_hands_over_a_hub_level():
     assert res.levels[0].frontier_size == 1 and res.levels[0].path == "multi_block"
 
 
+def _hub_and_mesh_levels():
+    """Directed: source 0 -> 4 hubs of 3,000 leaves each (level 1: 4 vertices, 12,000 edges), and
+    0 -> 2,000 vertices of 6 leaves each (with the hubs, level 1: 2,004 vertices, 24,000 edges);
+    every leaf then points at one vertex of a short chain, so the traversal goes on past them."""
+    src, dst = [], []
+    nxt = 1
+    hubs = list(range(nxt, nxt + 4)); nxt += 4
+    mids = list(range(nxt, nxt + 2000)); nxt += 2000
+    leaves = []
+    for h in hubs:
+        src += [0, *([h] * 3000)]
+        dst += [h, *range(nxt, nxt + 3000)]
+        leaves += list(range(nxt, nxt + 3000)); nxt += 3000
+    return src, dst, hubs, mids, leaves, nxt
+
+
+@pytest.mark.parametrize("lb, hub_rule", [("binary_search", True), ("edge_mapped", True), ("scan_mapped", True),
+                                          ("vertex_mapped", False), ("degree_classified", False)])
+@pytest.mark.parametrize("mesh", [False, True])
+def test_single_block_sends_hub_levels_multi_block(lb, hub_rule, mesh, monkeypatch):
+    """A single-block level of more than 8,192 edges whose frontier's mean out-degree exceeds
+    SB_HUB_DEGREE runs multi-block on the edge-balanced techniques (binary_search, edge_mapped,
+    scan_mapped) and stays single-block on the others; a level of as many edges over 2,000
+    low-degree vertices stays single-block everywhere; exact either way, and the rule off
+    (SB_HUB_DEGREE = 0) keeps the hub level single-block."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    assert E.SB_HUB_DEGREE == 16  # the shipped threshold
+    monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
+    src, dst, hubs, mids, leaves, nxt = _hub_and_mesh_levels()
+    if mesh:  # the hubs' level also holds 2,000 vertices of 6 out-edges: mean degree ~12
+        for v in mids:
+            src += [0, *([v] * 6)]
+            dst += [v, *range(nxt, nxt + 6)]
+            nxt += 6
+    chain = list(range(nxt, nxt + 5)); nxt += 5
+    src += leaves[::100] + chain[:-1]
+    dst += [chain[0]] * len(leaves[::100]) + chain[1:]
+    g = from_edges(np.array(src), np.array(dst), nxt, directed=True, name=f"hubs+mesh{int(mesh)}", xp=np)
+    cfg = TraversalConfig(load_balance=lb, small_frontier="single_block", frontier_limit=2048)
+    refs = {}
+    for degree, multi in ((E.SB_HUB_DEGREE, hub_rule and not mesh), (0, False)):
+        monkeypatch.setattr(E, "SB_HUB_DEGREE", degree)
+        res = BFSEngine(g, cfg).bfs(0, trace=True)
+        _check(g, 0, res, refs)
+        assert res.levels[1].frontier_size == 4 + 2000 * mesh
+        assert res.levels[1].path == ("multi_block" if multi else "single_block"), (degree, res.levels[:3])
+        assert res.levels[0].path == "single_block" and res.levels[-1].path == "single_block"
+
+
 @pytest.mark.parametrize("options", [dict(defer_outliers=256), dict(supplementary_queues=65536),
                                      dict(supplementary_queues="half_resident", defer_outliers=16384)])
 def test_heavy_vertex_segments_are_sized_and_used(options):
@@ -566,11 +617,16 @@ def test_append_stage_every_block_size(lb, block, offsets, monkeypatch):
 
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("lb", ["binary_search", "edge_mapped"])
-def test_single_block_dense_passes_exact(directed, lb):
+def test_single_block_dense_passes_exact(directed, lb, monkeypatch):
     """A small dense graph (1,000 vertices, ~40 edges each) run start to finish in the single-block
     kernel: its middle levels hold passes of far more than 1,024 edges (the operator's dense visit,
-    an L1-cached status load before the claim), exact against the reference from several sources."""
+    an L1-cached status load before the claim), exact against the reference from several sources.
+    The hub-level rule is off here (those levels' mean degree of ~40 would send them multi-block;
+    tested in test_single_block_sends_hub_levels_multi_block)."""
+    import autotune._engine as E
     from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(E, "SB_HUB_DEGREE", 0)
 
     rng = np.random.default_rng(7)
     n, m = 1000, 40_000
