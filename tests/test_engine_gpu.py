@@ -393,7 +393,7 @@ def _hub_and_mesh_levels():
         src += [0, *([h] * 3000)]
         dst += [h, *range(nxt, nxt + 3000)]
         leaves += list(range(nxt, nxt + 3000)); nxt += 3000
-    return src, dst, hubs, mids, leaves, nxt
+    return src, dst, mids, leaves, nxt
 
 
 @pytest.mark.parametrize("lb, hub_rule", [("binary_search", True), ("edge_mapped", True), ("scan_mapped", True),
@@ -410,7 +410,7 @@ def test_single_block_sends_hub_levels_multi_block(lb, hub_rule, mesh, monkeypat
 
     assert E.SB_HUB_DEGREE == 16  # the shipped threshold
     monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
-    src, dst, hubs, mids, leaves, nxt = _hub_and_mesh_levels()
+    src, dst, mids, leaves, nxt = _hub_and_mesh_levels()
     if mesh:  # the hubs' level also holds 2,000 vertices of 6 out-edges: mean degree ~12
         for v in mids:
             src += [0, *([v] * 6)]

@@ -2,7 +2,8 @@
 # covered, the share under 1 %, the coefficient of variation and the largest share, appended to the
 # profile; leave-one-graph-out and leave-one-family-out regret of the model with and without them.
 #   python notebooks/experiments/reach_spread_features.py models/bfs_h200.jsonl.gz
-import json, math, sys, dataclasses, numpy as np, collections
+import dataclasses, json, sys
+import numpy as np
 from autotune.logs import read_log
 from autotune.model import build_training_set, evaluate, _buildable_records
 logs=sys.argv[1:]
@@ -12,7 +13,7 @@ ts=build_training_set(recs, warn=False)
 shares={}
 for r in recs:
     if r.fingerprint in shares or not r.valid: continue
-    e=r.measure.get('edges'); 
+    e=r.measure.get('edges')
     if isinstance(e,str): e=json.loads(e)
     m=r.features.get('n_edges') if isinstance(r.features,dict) else None
     if not e or not m: continue
@@ -23,10 +24,8 @@ for g in ts.graphs:
     extra.append([np.mean(s<0.01), np.std(s)/max(np.mean(s),1e-12), np.max(s)])
 extra=np.asarray(extra)
 def run(X, names, tag):
-    t2=dataclasses.replace(ts, X=X, feature_names=tuple(names)) if dataclasses.is_dataclass(ts) else None
-    cv=evaluate(t2)
-    for sec,key in (('logo','regret'),('lofo','lofo')):
-        s=cv['regret']['model'] if sec=='logo' else cv['lofo']['regret']['model']
+    cv=evaluate(dataclasses.replace(ts, X=X, feature_names=tuple(names)))
+    for sec,s in (('logo',cv['regret']['model']),('lofo',cv['lofo']['regret']['model'])):
         print(tag, sec, 'geo %.3f worst %.3f'%(s['geomean'], s['worst']))
     print(tag,'real', {k:(round(v['model']['geomean'],3),round(v['model']['worst'],3)) for k,v in cv['real'].items() if isinstance(v,dict) and 'model' in v})
     worst=sorted(cv['lofo']['per_graph'], key=lambda r:-r['model']['regret'])[:6]
