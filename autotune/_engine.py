@@ -247,8 +247,13 @@ SB_EDGE_FACTOR = 16
 SB_HUB_DEGREE = 16
 #: The techniques whose multi-block kernels balance a hub's edges over the whole GPU; vertex_mapped
 #: (a virtual warp per vertex) was slower with the rule (soc-Slashdot0902 1.11-1.14x), degree_classified
-#: is unmeasured: both keep their single-block levels.
-SB_HUB_TECHNIQUES = ("binary_search", "edge_mapped", "scan_mapped")
+#: is unmeasured: both keep their single-block levels. scan_mapped had the rule for one release: on the
+#: 82 corpus graphs it reaches, swept with it, its single-block configs moved 1.061x geomean against the
+#: other configs' drift (90th percentile 1.17x, up to 5.0x; a chain of cliques of 128 2.8-3.4x: its
+#: multi-block level, a prefix scan and then the expansion, cost more than the single-block level it
+#: replaced), where binary_search's moved 0.950x and edge_mapped's 1.006x (README, "Single-block levels
+#: of hubs").
+SB_HUB_TECHNIQUES = ("binary_search", "edge_mapped")
 #: Blocks per SM of the persistent kernel (None: as many as fit). Every block arrives at the grid
 #: barrier once per level, one atomic each on one address, so fewer blocks make a cheaper level.
 PERSISTENT_BLOCKS_PER_SM: int | None = 1

@@ -396,19 +396,20 @@ def _hub_and_mesh_levels():
     return src, dst, mids, leaves, nxt
 
 
-@pytest.mark.parametrize("lb, hub_rule", [("binary_search", True), ("edge_mapped", True), ("scan_mapped", True),
+@pytest.mark.parametrize("lb, hub_rule", [("binary_search", True), ("edge_mapped", True), ("scan_mapped", False),
                                           ("vertex_mapped", False), ("degree_classified", False)])
 @pytest.mark.parametrize("mesh", [False, True])
 def test_single_block_sends_hub_levels_multi_block(lb, hub_rule, mesh, monkeypatch):
     """A single-block level of more than 8,192 edges whose frontier's mean out-degree exceeds
-    SB_HUB_DEGREE runs multi-block on the edge-balanced techniques (binary_search, edge_mapped,
-    scan_mapped) and stays single-block on the others; a level of as many edges over 2,000
+    SB_HUB_DEGREE runs multi-block on binary_search and edge_mapped (SB_HUB_TECHNIQUES) and stays
+    single-block on the others (scan_mapped, vertex_mapped, degree_classified); a level of as many edges over 2,000
     low-degree vertices stays single-block everywhere; exact either way, and the rule off
     (SB_HUB_DEGREE = 0) keeps the hub level single-block."""
     import autotune._engine as E
     from autotune.engine import BFSEngine
 
     assert E.SB_HUB_DEGREE == 16  # the shipped threshold
+    assert E.SB_HUB_TECHNIQUES == ("binary_search", "edge_mapped")
     monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
     src, dst, mids, leaves, nxt = _hub_and_mesh_levels()
     if mesh:  # the hubs' level also holds 2,000 vertices of 6 out-edges: mean degree ~12
