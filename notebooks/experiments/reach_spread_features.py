@@ -1,7 +1,7 @@
 # Reach-spread features (README, "Selection methods compared"): per graph, from the sweep sources' edges
 # covered, the share under 1 %, the coefficient of variation and the largest share, appended to the
 # profile; leave-one-graph-out and leave-one-family-out regret of the model with and without them.
-#   python notebooks/experiments/reach_spread_features.py models/bfs_h200.jsonl.gz
+#   python notebooks/experiments/reach_spread_features.py notebooks/figures/corpus_onepass_h200.jsonl.gz
 import dataclasses, json, sys
 import numpy as np
 from autotune.logs import read_log
