@@ -1,4 +1,5 @@
-# Shared by the call-floor probes: a graph file's fast-path engine, warmed on its 16 seeded sources.
+# Shared by the experiments: a graph file's fast-path engine warmed on its 16 seeded sources (the call-floor probes),
+# and the alternated A/B timing of the hub-rule experiments.
 import autotune as at
 from autotune.engine import get_engine
 from autotune.measure import select_sources
@@ -13,3 +14,25 @@ def warm_engine(path):
     for s in srcs:
         eng.traverse(s)
     return g, cfg, eng, srcs
+
+
+def alternate_modes(g, cfg, srcs, modes, apply, reps):
+    """A/B timing shared by the hub-rule experiments: for each of *reps* passes, every mode of *modes*
+    (in order on even passes, reversed on odd ones) is set by ``apply(mode)`` and timed with a fresh
+    engine on *srcs*, the first pass validated on the GPU. Returns ``({mode: [ms, ...]}, {mode: True or
+    the validation error})``."""
+    from autotune.measure import GPURunner, measure
+
+    t = {m: [] for m in modes}
+    ok = {}
+    for rep in range(reps):
+        for mode in (list(modes) if rep % 2 == 0 else list(modes)[::-1]):
+            apply(mode)
+            g._cache.pop("engine", None)
+            r = GPURunner(g, cfg, on_device=True)
+            m = measure(r, srcs, warmup=1, validate=(rep == 0))
+            if rep == 0:
+                ok[mode] = bool(m.valid) or str(m.error)[:300]
+            t[mode] += list(m.times_ms)
+            del r
+    return t, ok

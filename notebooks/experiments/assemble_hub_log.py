@@ -66,7 +66,7 @@ with open(out, "w") as f:
             rec = json.loads(line)
             name = rec["graph"]["name"]
             if name in affected:
-                if revert and reverted(rec):
+                if reverted(rec):
                     f.write(line)
                     counts["reverted_old"] += 1
                     continue

@@ -9,7 +9,8 @@ warnings.simplefilter("ignore")
 import numpy as np
 import autotune as at
 import autotune._engine as E
-from autotune.measure import GPURunner, measure, select_sources
+from autotune.measure import select_sources
+from _warm import alternate_modes
 from autotune.sweep import training_set
 
 REPS = int(os.environ.get("REPS", "3"))
@@ -26,17 +27,8 @@ for spec in sys.argv[2:]:
     pick = at.tune(g)
     cfgs = {"pick": pick, **{c.config_id: c for c in SCAN if c.config_id != pick.config_id}}
     for label, cfg in cfgs.items():
-        t = {m: [] for m in MODES}; ok = {}
-        for rep in range(REPS):
-            for mode in (list(MODES) if rep % 2 == 0 else list(MODES)[::-1]):
-                E.SB_HUB_TECHNIQUES = MODES[mode]
-                g._cache.pop("engine", None)
-                r = GPURunner(g, cfg, on_device=True)
-                m = measure(r, srcs, warmup=1, validate=(rep == 0))
-                if rep == 0:
-                    ok[mode] = bool(m.valid) or str(m.error)[:300]
-                t[mode] += list(m.times_ms)
-                del r
+        t, ok = alternate_modes(g, cfg, srcs, MODES,
+                                lambda mode: setattr(E, "SB_HUB_TECHNIQUES", MODES[mode]), REPS)
         rec = dict(graph=name[:70], n=g.n_vertices, m=g.n_edges, label=label, config=cfg.label,
                    med={k: float(np.median(v)) for k, v in t.items()}, valid=ok)
         out.write(json.dumps(rec) + "\n"); out.flush()
