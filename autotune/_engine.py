@@ -653,7 +653,9 @@ class TraversalEngine:
         prm["n_edges"] = graph.n_edges
         prm["trace_cap"] = self.trace_cap
         prm["eid_bytes"] = eid.itemsize
-        prm["dir_mode"] = 0 if not pull else (1 if cfg.switch_rule == "alpha_beta" else 2)
+        # kernels/traversal.cuh AT_DIR_*: 1 Beamer's rule, 3 the same gated by the frontier's size, 2 hub ratio
+        prm["dir_mode"] = 0 if not pull else (2 if cfg.switch_rule != "alpha_beta" else
+                                              3 if cfg.pull_gate == "beta" else 1)
         prm["alpha"] = cfg.alpha or 1.0
         prm["beta"] = cfg.beta or 1.0
         prm["gamma"] = cfg.gamma or 0.0

@@ -106,6 +106,12 @@ ALPHAS: tuple[int, ...] = (4, 15, 60)
 BETAS: tuple[int, ...] = (6, 18, 48)
 GAMMAS: tuple[float, ...] = (0.1, 0.3, 0.5)
 HUB_DEGREES: tuple[int, ...] = (64, 512, 4096)
+#: Gate on ``alpha_beta``'s push -> pull switch: ``off`` (Beamer's rule as GAP runs it: the frontier's
+#: out-edges alone decide) or ``beta`` (pull only once the frontier also holds at least
+#: ``n_vertices / beta`` vertices, the size below which pull levels end; the one-block kernels' rule).
+#: A small frontier of hubs has many out-edges, so Beamer's rule pulls it, and a pull level then scans
+#: the in-edges of nearly every unvisited vertex without finding a parent (bow-ties, social graphs).
+PULL_GATES: tuple[str, ...] = ("off", "beta")
 
 #: How levels with a small frontier run without a host round trip: ``none`` (every level is a
 #: multi-block launch), ``single_block`` (BFS-4K §5.5: one 1024-thread block iterates levels on
@@ -217,11 +223,12 @@ _FIELDS: dict[str, _Field] = {
         applies=lambda v: v["sssp_method"] == "bellman_ford" and v["small_frontier"] == "persistent",
         condition="sssp_method == 'bellman_ford' and small_frontier == 'persistent'",
         depends_on=("sssp_method", "small_frontier")),
+    "pull_gate": _when("switch_rule", "alpha_beta", PULL_GATES, "off"),
 }
 
 #: Fields added after configs were logged, with the values they leave out of the canonical JSON
 #: (so every config that existed before them keeps its id).
-_LATER_FIELDS = {"inline_degree": (None, "off")}
+_LATER_FIELDS = {"inline_degree": (None, "off"), "pull_gate": (None, "off")}
 
 
 #: Fields added with the second traversal: left out of a BFS config's canonical JSON.
@@ -347,6 +354,15 @@ class TraversalConfig:
         about half the iterations (and grid barriers) on long-diameter graphs such as roads.
         Exact because frontier Bellman-Ford is label-correcting (any relaxation order converges to
         the same distances; H-BF, *Graph Algorithms on GPUs*, §3.2). Default ``'off'``.
+    pull_gate : {'off', 'beta'} or None
+        ``switch_rule='alpha_beta'`` only: ``'beta'`` lets a level pull only when its frontier also
+        holds at least ``n_vertices / beta`` vertices (the size below which pull levels end: Beamer,
+        Asanovic & Patterson, *Direction-Optimizing Breadth-First Search*, SC'12, §3, whose rule
+        leaves push on the frontier's out-edges alone). A small frontier of hubs has many out-edges,
+        so the ungated rule pulls it, and the pull then scans the in-edges of nearly every unvisited
+        vertex without finding a parent in so young a frontier (bow-ties, social graphs); where hubs
+        end most scans at once (Kronecker graphs), the gate costs a push level of hub edges instead.
+        Exact either way (the direction changes only the time). Default ``'off'``.
 
     Raises
     ------
@@ -382,6 +398,7 @@ class TraversalConfig:
     sssp_method: str | None = None
     delta: float | int | None = None
     inline_degree: int | str | None = None
+    pull_gate: str | None = None
 
     def __post_init__(self):
         values: dict[str, Any] = {}
@@ -477,7 +494,8 @@ class TraversalConfig:
             parts.append(f"cull={self.duplicate_culling}")
         if self.direction == "push_pull":
             if self.switch_rule == "alpha_beta":
-                parts.append(f"push_pull(a{self.alpha},b{self.beta})")
+                gate = ",gate" if self.pull_gate == "beta" else ""
+                parts.append(f"push_pull(a{self.alpha},b{self.beta}{gate})")
             else:
                 parts.append(f"push_pull(g{self.gamma},t{self.hub_degree},b{self.beta})")
         else:

@@ -869,7 +869,8 @@ def knobs_from_config(config) -> dict:
     Raises
     ------
     ConfigError
-        For an SSSP config, or the ``hub_ratio`` switch rule (the multi-GPU BFS switches by Beamer's rule).
+        For an SSSP config, the ``hub_ratio`` switch rule or a ``pull_gate`` (the multi-GPU BFS switches by
+        Beamer's rule alone).
     """
     from .errors import ConfigError
 
@@ -882,6 +883,9 @@ def knobs_from_config(config) -> dict:
     if config.switch_rule != "alpha_beta":
         raise ConfigError(f"the multi-GPU BFS switches direction by Beamer's alpha/beta rule; the config has "
                           f"switch_rule={config.switch_rule!r}")
+    if config.pull_gate not in (None, "off"):
+        raise ConfigError(f"the multi-GPU BFS switches direction by Beamer's rule without a gate; the config has "
+                          f"pull_gate={config.pull_gate!r}")
     return dict(direction="push_pull", alpha=config.alpha, beta=config.beta)
 
 

@@ -43,6 +43,7 @@
 #define AT_DIR_PUSH_ONLY 0
 #define AT_DIR_ALPHA_BETA 1
 #define AT_DIR_HUB_RATIO 2
+#define AT_DIR_ALPHA_BETA_GATED 3  // AT_DIR_ALPHA_BETA, pulling only a frontier of >= n / beta vertices
 
 typedef int vid_t;
 typedef unsigned long long u64;
@@ -374,7 +375,11 @@ __device__ __forceinline__ int at_decide_path(int fsize, eid_t degsum, int hubs,
     if (prm->dir_mode == AT_DIR_PUSH_ONLY) return AT_PATH_PUSH;
     if (prev_dir == AT_PATH_PULL)  // back to push once the frontier is small again
         return ((float)fsize < (float)prm->n_vertices / prm->beta) ? AT_PATH_PUSH : AT_PATH_PULL;
-    if (prm->dir_mode == AT_DIR_ALPHA_BETA) {
+    if (prm->dir_mode == AT_DIR_ALPHA_BETA || prm->dir_mode == AT_DIR_ALPHA_BETA_GATED) {
+        // the gate (TraversalConfig.pull_gate): a frontier below the size at which pull levels end
+        // stays push, however many out-edges its hubs have (Beamer's rule alone would pull it)
+        if (prm->dir_mode == AT_DIR_ALPHA_BETA_GATED && (float)fsize < (float)prm->n_vertices / prm->beta)
+            return AT_PATH_PUSH;
         const long long unexplored = prm->n_edges - explored - (long long)degsum;
         return ((double)degsum > (double)unexplored / (double)prm->alpha) ? AT_PATH_PULL : AT_PATH_PUSH;
     }

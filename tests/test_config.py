@@ -1,6 +1,6 @@
 """TraversalConfig: validation, neutral values, JSON round trip, hashing, config_id, labels, with_,
-and the enumeration (iter_configs / count_configs) of the 27,189,888-config table (25,284,864 BFS configs,
-whose ids are those of the logs written before SSSP existed, plus 1,905,024 SSSP configs)."""
+and the enumeration (iter_configs / count_configs) of the 33,581,952-config table (31,519,488 BFS configs,
+whose ungated ones keep the ids of the logs written before SSSP existed, plus 2,062,464 SSSP configs)."""
 from __future__ import annotations
 
 import dataclasses
@@ -35,7 +35,7 @@ BFS_FIELD_ORDER = ("load_balance", "virtual_warp_size", "min_virtual_warp_size",
 SSSP_FIELDS = ("algorithm", "sssp_method", "delta")
 #: Fields added later: the last rows of the table and the last fields of the dataclass, left out of the
 #: canonical JSON while neutral or 'off' (every older config keeps its id).
-LATER_FIELDS = ("inline_degree",)
+LATER_FIELDS = ("inline_degree", "pull_gate")
 #: Table order (validation, enumeration, ``to_dict``) and dataclass order (positional construction).
 FIELD_ORDER = SSSP_FIELDS + BFS_FIELD_ORDER + LATER_FIELDS
 DATACLASS_ORDER = BFS_FIELD_ORDER + SSSP_FIELDS + LATER_FIELDS
@@ -66,6 +66,7 @@ HUBC = ("off", "on")
 SF = ("none", "single_block", "persistent")
 FLS = (512, 2048, 8192, 32768, 131072)
 INLINE = ("off", 8, 64)
+GATES = ("off", "beta")
 
 #: Allowed values of every field (when it applies), in table order.
 VALUES = {"algorithm": ALGOS, "sssp_method": SSSP_METHODS, "delta": DELTAS,
@@ -74,7 +75,7 @@ VALUES = {"algorithm": ALGOS, "sssp_method": SSSP_METHODS, "delta": DELTAS,
           "chunk_size": CHUNK, "dc_small": DCS, "dc_middle": DCM, "dc_large": DCL, "block_size": BS,
           "duplicate_culling": CULL, "direction": DIRS, "switch_rule": RULES, "alpha": ALPHAS, "beta": BETAS,
           "gamma": GAMMAS, "hub_degree": HUBS, "hub_cache": HUBC, "small_frontier": SF, "frontier_limit": FLS,
-          "inline_degree": INLINE}
+          "inline_degree": INLINE, "pull_gate": GATES}
 SUPPORTS = ("warp_gathering", "block_gathering", "supplementary_queues")
 DC = ("dc_small", "dc_middle", "dc_large")
 UNCONDITIONAL = ("algorithm", "load_balance", "block_size", "duplicate_culling", "direction", "small_frontier")
@@ -101,6 +102,7 @@ APPLIES = {
     "hub_cache": lambda v: v["direction"] == "push_pull",
     "frontier_limit": lambda v: v["small_frontier"] in ("single_block", "persistent"),
     "inline_degree": lambda v: v["sssp_method"] == "bellman_ford" and v["small_frontier"] == "persistent",
+    "pull_gate": lambda v: v["switch_rule"] == "alpha_beta",
 }
 DEPENDS_ON = {"sssp_method": "algorithm", "delta": "sssp_method",
               "virtual_warp_size": "load_balance", "min_virtual_warp_size": "virtual_warp_size",
@@ -109,7 +111,8 @@ DEPENDS_ON = {"sssp_method": "algorithm", "delta": "sssp_method",
               "chunk_size": "load_balance", "dc_small": "load_balance", "dc_middle": "load_balance",
               "dc_large": "load_balance", "switch_rule": "direction", "alpha": "switch_rule", "beta": "direction",
               "gamma": "switch_rule", "hub_degree": "switch_rule", "hub_cache": "direction",
-              "frontier_limit": "small_frontier", "inline_degree": ("sssp_method", "small_frontier")}
+              "frontier_limit": "small_frontier", "inline_degree": ("sssp_method", "small_frontier"),
+              "pull_gate": "switch_rule"}
 DEFAULTS = {"algorithm": "bfs", "sssp_method": "delta_stepping", "delta": 1,
             "load_balance": "vertex_mapped", "virtual_warp_size": "dynamic", "min_virtual_warp_size": 4,
             "defer_outliers": "off", "work_chunk": "static", "warp_gathering": "off", "block_gathering": "off",
@@ -117,14 +120,14 @@ DEFAULTS = {"algorithm": "bfs", "sssp_method": "delta_stepping", "delta": 1,
             "dc_large": 65536, "block_size": 256, "duplicate_culling": "none", "direction": "push",
             "switch_rule": "alpha_beta", "alpha": 15, "beta": 18, "gamma": 0.3, "hub_degree": 512,
             "hub_cache": "off", "small_frontier": "single_block", "frontier_limit": 2048,
-            "inline_degree": "off"}
+            "inline_degree": "off", "pull_gate": "off"}
 #: Values invalid with another field's value, whatever else is given: (field, value) -> (field, value).
 #: SSSP relaxes by push only (pull levels are BFS's any-parent operator) and without the hash culling
 #: (dropping a repeated neighbour is exact only for BFS's claim-once operator).
 EXCLUDED = {("direction", "push_pull"): ("algorithm", "sssp"), ("duplicate_culling", "hash"): ("algorithm", "sssp")}
 #: The table size, group by group (see test_count_configs_full_table). The BFS part is the whole table of
 #: the release before SSSP.
-N_BFS_CONFIGS = 25_284_864
+N_BFS_CONFIGS = 31_519_488
 N_SSSP_CONFIGS = 2_062_464
 N_CONFIGS = N_BFS_CONFIGS + N_SSSP_CONFIGS
 DEFAULT_JSON = ('{"alpha":null,"beta":null,"block_gathering":"off","block_size":256,"chunk_size":null,'
@@ -340,6 +343,8 @@ def expected_fields(**kwargs):
         when("frontier_limit", sf in ("single_block", "persistent"))
         # in-place expansion: SSSP Bellman-Ford on the persistent kernel only
         when("inline_degree", m == "bellman_ford" and sf == "persistent")
+        # the gate on Beamer's push -> pull switch
+        when("pull_gate", sr == "alpha_beta")
     except _Invalid:
         return None
     return {name: out[name] for name in FIELD_ORDER}
@@ -375,7 +380,7 @@ def expected_label(c: TraversalConfig) -> str:
     if c.direction == "push":
         s += "/push"
     elif c.switch_rule == "alpha_beta":
-        s += f"/push_pull(a{c.alpha},b{c.beta})"
+        s += f"/push_pull(a{c.alpha},b{c.beta}" + (",gate)" if c.pull_gate == "beta" else ")")
     else:
         s += f"/push_pull(g{c.gamma},t{c.hub_degree},b{c.beta})"
     if c.hub_cache == "on":
@@ -452,7 +457,8 @@ def _expected_iter(V=VALUES):
         culls = tuple(c for c in V["duplicate_culling"] if not (sssp and c == "hash"))  # hash: BFS-only
         for t, bs, cull, d, s in itertools.product(technique(), V["block_size"], culls, list(directions(sssp)),
                                                    list(small_frontier(tr.get("sssp_method")))):
-            yield {**none, **tr, **t, "block_size": bs, "duplicate_culling": cull, **d, **s}
+            for gate in (V["pull_gate"] if d.get("switch_rule") == "alpha_beta" else (None,)):
+                yield {**none, **tr, **t, "block_size": bs, "duplicate_culling": cull, **d, **s, "pull_gate": gate}
 
 
 def _expected_count(V=VALUES) -> int:
@@ -463,7 +469,7 @@ def _expected_count(V=VALUES) -> int:
               "scan_mapped": n_sup, "binary_search": len(V["chunk_size"]),
               "degree_classified": len(V["dc_small"]) * len(V["dc_middle"]) * len(V["dc_large"]),
               "edge_mapped": 1}
-    n_rule = {"alpha_beta": len(V["alpha"]) * len(V["beta"]),
+    n_rule = {"alpha_beta": len(V["alpha"]) * len(V["beta"]) * len(V["pull_gate"]),
               "hub_ratio": len(V["gamma"]) * len(V["hub_degree"]) * len(V["beta"])}
     n_pp = len(V["hub_cache"]) * sum(n_rule[r] for r in V["switch_rule"])
     # per algorithm: its traversal variants, culling modes and directions (SSSP: no hash, no push_pull)
@@ -537,7 +543,8 @@ PREV_V = {**VALUES, "algorithm": ("bfs",), "load_balance": ("vertex_mapped", "bi
           "defer_outliers": ("off",),
           "work_chunk": ("static",), "warp_gathering": ("off",), "block_gathering": ("off",),
           "supplementary_queues": ("off",), "chunk_size": ("dynamic",), "duplicate_culling": ("none",),
-          "hub_cache": ("off",), "small_frontier": ("none", "single_block"), "frontier_limit": (512, 2048, 8192)}
+          "hub_cache": ("off",), "small_frontier": ("none", "single_block"), "frontier_limit": (512, 2048, 8192),
+          "pull_gate": ("off",)}
 
 
 def _canonical_json(d: dict) -> str:
@@ -588,6 +595,7 @@ CAND = {
     "small_frontier": SF + (None, "multi_block"),
     "frontier_limit": FLS + (None, 1024, 2048.0, True),
     "inline_degree": INLINE + (None, "on", 16, 8.0, True),
+    "pull_gate": GATES + (None, "on", "BETA", True),
 }
 TECHNIQUE_FIELDS = BFS_FIELD_ORDER[1:12]
 
@@ -680,7 +688,7 @@ def test_default_config():
                            "block_size": 256, "duplicate_culling": "none", "direction": "push",
                            "switch_rule": None, "alpha": None, "beta": None, "gamma": None, "hub_degree": None,
                            "hub_cache": None, "small_frontier": "single_block", "frontier_limit": 2048,
-                           "inline_degree": None}
+                           "inline_degree": None, "pull_gate": None}
     assert c.to_dict() == expected_fields()
     assert c.label == "vertex_mapped/vw=dynamic(min4)/b256/push/sb2048"
 
@@ -739,14 +747,14 @@ def test_count_configs_full_table(monkeypatch):
     # techniques: vertex_mapped (6 fixed warps + dynamic x 6 minimums = 12) x 4 defer x 3 work chunks
     #   x 27 supports = 3888; scan_mapped 27 supports; binary_search 2 chunk sizes;
     #   degree_classified 3 x 3 x 2 thresholds = 18; edge_mapped 1  -> 3936
-    # BFS: block sizes 4 x culling 2; directions: push 1 + push_pull (alpha_beta 3 x 3 + hub_ratio 3 x 3 x 3)
-    #   x hub cache 2 = 73; small frontier: none 1 + (single_block, persistent) x 5 limits = 11
+    # BFS: block sizes 4 x culling 2; directions: push 1 + push_pull (alpha_beta 3 x 3 x 2 pull gates
+    #   + hub_ratio 3 x 3 x 3) x hub cache 2 = 91; small frontier: none 1 + (single_block, persistent) x 5 limits = 11
     # SSSP: methods bellman_ford 1 + (delta_stepping, near_far) x 5 deltas = 11; block sizes 4 x culling 1
     #   (no hash) x direction 1 (push only) x small frontier 11, but Bellman-Ford's persistent kernel
     #   x 3 inline degrees: 1 + 5 + 5 x 3 = 21
-    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 73 * 11 == N_BFS_CONFIGS
+    assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 2 * 91 * 11 == N_BFS_CONFIGS
     assert (12 * 4 * 3 * 27 + 27 + 2 + 18 + 1) * 4 * 1 * 1 * (10 * 11 + 1 * 21) == N_SSSP_CONFIGS
-    assert N_CONFIGS == 27_347_328
+    assert N_CONFIGS == 33_581_952
     assert _expected_count() == N_CONFIGS
     assert _expected_count({**VALUES, "algorithm": ("bfs",)}) == N_BFS_CONFIGS
     assert _expected_count({**VALUES, "algorithm": ("sssp",)}) == N_SSSP_CONFIGS
@@ -758,7 +766,7 @@ def test_count_configs_full_table(monkeypatch):
         assert count_configs() == n, alg
 
 
-@pytest.mark.parametrize("V, n, has_default", [(SMALL_V, 3510 + 783, False), (SMALL_BFS_V, 3510, False),
+@pytest.mark.parametrize("V, n, has_default", [(SMALL_V, 4590 + 783, False), (SMALL_BFS_V, 4590, False),
                                                 (SMALL_SSSP_V, 783, False), (PREV_V, 7696, True)],
                          ids=["small", "small_bfs", "small_sssp", "previous_release"])
 def test_iter_and_count_configs_on_a_restricted_table(monkeypatch, V, n, has_default):
@@ -1134,7 +1142,7 @@ def test_positional_construction_unchanged():
                            1024) == TraversalConfig(virtual_warp_size=8, block_size=1024)
     for c in ALL[::7]:
         assert TraversalConfig(*(getattr(c, n) for n in DATACLASS_ORDER)) == c
-        if c.algorithm == "bfs":
+        if c.algorithm == "bfs" and c.pull_gate in (None, "off"):  # a later field at its neutral value
             assert TraversalConfig(*(getattr(c, n) for n in BFS_FIELD_ORDER)) == c
 
 
@@ -1536,9 +1544,9 @@ def test_json_round_trip(c):
     # later fields only when on (neutral or 'off': left out, so older configs keep their ids)
     later = {k: getattr(c, k) for k in LATER_FIELDS if getattr(c, k) not in (None, "off")}
     if c.algorithm == "bfs":  # every BFS-table field, null when neutral; the SSSP fields left out
-        assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k in BFS_FIELD_ORDER}
-        assert tuple(json.loads(s)) == tuple(sorted(BFS_FIELD_ORDER))
-        assert not later
+        assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k in BFS_FIELD_ORDER} | later
+        assert tuple(json.loads(s)) == tuple(sorted(set(BFS_FIELD_ORDER) | set(later)))
+        assert set(later) <= {"pull_gate"}  # the only later field of BFS
     else:  # every field, null when neutral
         assert json.loads(s) == {k: v for k, v in c.to_dict().items() if k not in LATER_FIELDS} | later
         assert tuple(json.loads(s)) == tuple(sorted(set(SSSP_FIELDS + BFS_FIELD_ORDER) | set(later)))
@@ -1662,13 +1670,37 @@ def test_schema1_dicts_load_as_bfs_with_same_id():
         # ... and an SSSP knob in a BFS record is rejected
         with pytest.raises(ValueError, match=r"TraversalConfig\.sssp_method='bellman_ford' does not apply"):
             TraversalConfig.from_dict({**json.loads(canonical), "sssp_method": "bellman_ford"})
-    # every sampled BFS config: its record without the SSSP keys gives it back, with the schema-1 id
+    # every sampled BFS config without a later knob on: its record without the SSSP keys gives it back,
+    # with the schema-1 id (a gated config, pull_gate='beta', has no schema-1 twin)
     for c in BFS_ALL:
+        if c.pull_gate == "beta":
+            continue
         old = {k: v for k, v in c.to_dict().items() if k in BFS_FIELD_ORDER}
         back = TraversalConfig.from_dict(old)
         assert back == c and back.config_id == c.config_id == _canonical_id(c.to_dict())
         assert back.config_id == "c-" + hashlib.sha256(
             json.dumps(old, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:12]
+
+
+def test_pull_gate_applies_to_alpha_beta_only_and_keeps_older_ids():
+    """pull_gate: Beamer's rule only, 'off' by default there (every older push/pull config keeps its id and
+    label), 'beta' a distinct config whose JSON and label name the gate."""
+    off = TraversalConfig(load_balance="binary_search", direction="push_pull")
+    assert off.pull_gate == "off" and off.config_id == TraversalConfig.from_json(off.to_json()).config_id
+    assert "pull_gate" not in json.loads(off.to_json()) and "gate" not in off.label
+    on = off.with_(pull_gate="beta")
+    assert on != off and on.config_id != off.config_id and json.loads(on.to_json())["pull_gate"] == "beta"
+    assert on.label.endswith("/push_pull(a15,b18,gate)/sb2048") and TraversalConfig.from_json(on.to_json()) == on
+    assert on.with_(direction="push").pull_gate is None
+    assert on.with_(switch_rule="hub_ratio").pull_gate is None
+    assert TraversalConfig(direction="push_pull", pull_gate="beta").config_id == \
+        TraversalConfig(direction="push_pull").with_(pull_gate="beta").config_id
+    with pytest.raises(ValueError, match=r"TraversalConfig\.pull_gate='beta' does not apply"):
+        TraversalConfig(direction="push", pull_gate="beta")
+    with pytest.raises(ValueError, match=r"TraversalConfig\.pull_gate='beta' does not apply"):
+        TraversalConfig(direction="push_pull", switch_rule="hub_ratio", pull_gate="beta")
+    with pytest.raises(ValueError, match=r"TraversalConfig\.pull_gate: invalid value 'on'; allowed: 'off', 'beta'"):
+        TraversalConfig(direction="push_pull", pull_gate="on")
 
 
 def test_from_json_rejects_non_object():

@@ -534,6 +534,8 @@ def test_knobs_from_config():
     assert dist_mod.knobs_from_config(cfg) == dict(direction="push_pull", alpha=4, beta=48)
     with pytest.raises(ConfigError, match="hub_ratio"):
         dist_mod.knobs_from_config(TraversalConfig(direction="push_pull", switch_rule="hub_ratio"))
+    with pytest.raises(ConfigError, match="pull_gate='beta'"):  # the ranks switch by Beamer's rule alone
+        dist_mod.knobs_from_config(TraversalConfig(direction="push_pull", pull_gate="beta"))
     with pytest.raises(ConfigError, match="BFS only"):
         dist_mod.knobs_from_config(TraversalConfig(algorithm="sssp"))
 

@@ -32,6 +32,7 @@ def all_configs():
     techniques.append(dict(load_balance="binary_search"))
     directions = [dict(direction="push"), dict(direction="push_pull", switch_rule="alpha_beta", alpha=60, beta=48),
                   dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6),
+                  dict(direction="push_pull", switch_rule="alpha_beta", alpha=4, beta=6, pull_gate="beta"),
                   dict(direction="push_pull", switch_rule="hub_ratio", gamma=0.1, hub_degree=64, beta=48)]
     smalls = [dict(small_frontier="none"), dict(small_frontier="single_block", frontier_limit=512),
               dict(small_frontier="single_block", frontier_limit=8192)]
@@ -280,6 +281,46 @@ def test_single_block_hand_over_both_ways(lb):
     _check(g2, 0, res2, {})
     assert {lv.path for lv in res2.levels} == {"single_block"}
     assert all(lv.us is not None and lv.us >= 0 for lv in res2.levels)
+
+
+def _hub_fan_graph(n_hubs=4, n_leaves=10_000):
+    """Source 0 -> n_hubs hubs -> every leaf, the leaves a chain: the second level is a frontier of
+    n_hubs vertices with n_hubs * n_leaves out-edges against n_leaves unexplored ones, so Beamer's rule
+    pulls it although it holds far fewer than n / beta vertices."""
+    from .conftest import csr_graph
+
+    hubs = np.arange(1, n_hubs + 1)
+    leaves = np.arange(n_hubs + 1, n_hubs + 1 + n_leaves)
+    edges = [np.stack([np.zeros_like(hubs), hubs], 1),
+             np.stack([np.repeat(hubs, n_leaves), np.tile(leaves, n_hubs)], 1),
+             np.stack([leaves[:-1], leaves[1:]], 1)]
+    return csr_graph(n_hubs + 1 + n_leaves, np.concatenate(edges))
+
+
+@pytest.mark.parametrize("lb", ["vertex_mapped", "binary_search", "edge_mapped"])
+def test_pull_gate_keeps_a_small_frontier_of_hubs_push(lb, monkeypatch):
+    """pull_gate='beta': a frontier below n / beta vertices is pushed however many out-edges its hubs
+    have, where the ungated rule pulls it; both exact, and no pull level of the gated run starts on a
+    frontier below n / beta (only a pull phase's own later levels may be that small). The one-launch
+    kernels (which always gate) are off, so the config's own levels run."""
+    import autotune._engine as E
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
+    monkeypatch.setattr(E, "CLUSTER", "off")
+
+    g = _hub_fan_graph()
+    base = TraversalConfig(load_balance=lb, direction="push_pull", alpha=15, beta=18, small_frontier="none")
+    runs = {}
+    for gate in ("off", "beta"):
+        res = BFSEngine(g, base.with_(pull_gate=gate)).bfs(0, trace=True)
+        _check(g, 0, res, {})
+        runs[gate] = [(lv.frontier_size, lv.direction) for lv in res.levels]
+    assert runs["off"][1] == (4, "pull"), runs["off"]   # Beamer's rule pulls the four hubs
+    assert runs["beta"][1] == (4, "push"), runs["beta"]  # the gate keeps them push
+    for i, (size, d) in enumerate(runs["beta"]):
+        if d == "pull" and (i == 0 or runs["beta"][i - 1][1] != "pull"):
+            assert size >= g.n_vertices / 18, runs["beta"]
 
 
 @pytest.mark.parametrize("rule", [dict(switch_rule="alpha_beta", alpha=60, beta=18),
