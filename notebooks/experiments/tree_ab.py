@@ -8,18 +8,12 @@ sys.path.insert(0, os.path.abspath(tree))
 import numpy as np
 import cupy
 import autotune as at
-from autotune.engine import get_engine
-from autotune.measure import select_sources
+from _warm import warm_engine  # after the path: it imports TREE's autotune
 assert os.path.abspath(at.__file__).startswith(os.path.abspath(tree)), at.__file__
 with open(out, "a") as fh:
     for spec in sys.argv[4:]:
         t0 = time.time()
-        g = at.load_graph(spec)
-        cfg = at.tune(g)
-        eng = get_engine(g, cfg)
-        srcs = [int(s) for s in select_sources(g, 16, seed=0)]
-        for s in srcs:
-            eng.traverse(s)
+        g, cfg, eng, srcs = warm_engine(spec)
         ev = (cupy.cuda.Event(), cupy.cuda.Event())
         t = [eng.timed_traverse(s, events=ev)[1] for _ in range(3) for s in srcs]
         rec = dict(tree=label, graph=os.path.basename(spec)[:60], config=cfg.label, median_ms=float(np.median(t)))
