@@ -52,6 +52,14 @@ def positive_float(text: str) -> float:
     return value
 
 
+def nonnegative_float(text: str) -> float:
+    """An argparse ``type``: a finite number >= 0."""
+    value = _number(text)
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
 def fraction(text: str) -> float:
     """An argparse ``type``: a number in [0, 1)."""
     value = _number(text)

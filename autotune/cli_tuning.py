@@ -25,6 +25,7 @@ import sys
 import warnings
 
 from ._cli_common import dispatch, err as _err, expand_graphs, fraction, int_at_least, load_graph_arg, positive_float
+from ._cli_common import nonnegative_float
 from ._cli_common import console as _console
 from ._cli_common import warn_to_stderr as _warn_to_stderr
 from ._files import model_candidates as _model_candidates, model_dirs as _model_dirs
@@ -171,6 +172,7 @@ class _CompactModel:
         self.metadata_ = json.loads(str(z["meta"]))
         self.algorithm = str(z["algorithm"]) or None
         self.sklearn_version = str(z["sklearn_version"])
+        self.risk = float(z["risk"]) if "risk" in z else 0.0
 
     def leaves(self, X):
         """Leaf (node index) of every row of *X* (model features) in every tree, as ``apply`` does
@@ -191,10 +193,11 @@ class _CompactModel:
                 out[r, k] = node
         return out
 
-    def expected_log_regret(self, X):
-        """Forest-weighted mean of the training graphs' log regrets, shape (n_rows, n_classes), float64:
-        :meth:`autotune.model.SelectionModel.predict_regret`'s logarithm, computed by the same
-        operations in the same order (bit-identical, tests/test_cli_output.py)."""
+    def expected_log_regret(self, X, risk: float = 0.0):
+        """Forest-weighted mean of the training graphs' log regrets, shape (n_rows, n_classes), float64
+        (plus *risk* times their forest-weighted standard deviation when *risk* > 0):
+        :meth:`autotune.model.SelectionModel.predict_regret`'s logarithm and its decision score,
+        computed by the same operations in the same order (bit-identical, tests/test_cli_output.py)."""
         import numpy as np
 
         leaves_of = self.leaves(X)
@@ -205,13 +208,17 @@ class _CompactModel:
             keep = size > 0
             w = (same[:, keep] / size[keep]).sum(axis=1)
             out[r] = w @ self.train_log_regret / max(w.sum(), 1e-300)
+            if risk > 0.0:
+                var = w @ (self.train_log_regret - out[r][None, :]) ** 2 / max(w.sum(), 1e-300)
+                out[r] = out[r] + risk * np.sqrt(np.maximum(var, 0.0))
         return out
 
     def predict(self, X):
-        """The label of smallest forest-weighted mean log regret, per row (ties: the first class)."""
+        """The label of smallest decision score (the forest-weighted mean log regret plus ``risk`` of
+        its standard deviations), per row (ties: the first class)."""
         import numpy as np
 
-        return self.classes_[np.argmin(self.expected_log_regret(X), axis=1)].astype(str)
+        return self.classes_[np.argmin(self.expected_log_regret(X, self.risk), axis=1)].astype(str)
 
     def predict_config(self, features):
         """The config of the predicted label; ValueError when it cannot be rebuilt exactly (the slow
@@ -406,7 +413,8 @@ def _compact_arrays(path, key) -> tuple[dict, bool]:
             offsets=np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
             label_configs=np.asarray(json.dumps(getattr(m, "label_configs_", {}))),
             meta=np.asarray(json.dumps(getattr(m, "metadata_", {}) or {})),
-            algorithm=np.asarray(model_algorithm(m) or ""), sklearn_version=np.asarray(_installed_sklearn()))
+            algorithm=np.asarray(model_algorithm(m) or ""), sklearn_version=np.asarray(_installed_sklearn()),
+            risk=np.asarray(float(getattr(m, "risk", 0.0) or 0.0)))
         ok = (getattr(m, "decision_", "vote") == "regret" and bool(m.metadata_)
               and arrays["train_leaves"].shape[1] == len(trees))
         if ok:
@@ -633,7 +641,8 @@ def cmd_retrain(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = retrain(args.logs, out=args.out, estimator=estimator, device=args.device,
-                        label_tolerance=args.label_tolerance, random_state=args.seed, algorithm=args.algorithm)
+                        label_tolerance=args.label_tolerance, random_state=args.seed, algorithm=args.algorithm,
+                        risk=args.risk)
     _warn_to_stderr(caught)
     if args.out:  # the compact copy beside the model: a first 'autotune tune' needs no scikit-learn
         from pathlib import Path
@@ -803,11 +812,16 @@ def register(subparsers) -> None:
     sp.add_argument("--estimator", choices=["regret_forest", "random_forest", "extra_trees"], default="regret_forest",
                     help="regret_forest (default): a regression forest grown on each graph's log regrets of the "
                          "configs, capped at 1.2x; random_forest / extra_trees: classification trees grown on the "
-                         "labels (the previous SSSP model's); every one decides by the leaf-weighted mean log regret")
+                         "labels (the previous SSSP model's); every one decides by the leaf-weighted mean log regret "
+                         "(plus --risk standard deviations)")
     sp.add_argument("--n-estimators", type=int_at_least(1), default=200)
     sp.add_argument("--label-tolerance", type=fraction, default=0.02,
                     help="configs within this fraction of a graph's best are label ties")
     sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--risk", type=nonnegative_float, default=0.0,
+                    help="risk aversion of the decision: each config's score is the mean log regret over the "
+                         "graph's neighbours in the forest plus RISK standard deviations of it (default 0: the "
+                         "mean; the shipped H200 BFS model: 1)")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_retrain)
 

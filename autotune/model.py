@@ -212,6 +212,12 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     decision : {"regret", "vote"}, default "regret"
         ``"regret"``: cost-sensitive decision (needs ``times`` in :meth:`fit`); ``"vote"``: the
         estimator's ``predict``.
+    risk : float, default 0.0
+        Risk aversion of the regret decision (``>= 0``): a candidate's score is the forest-weighted
+        mean of the neighbours' log regrets plus ``risk`` times their forest-weighted standard
+        deviation, so a config that is near-best on most neighbours but far off on some ranks below one
+        that is a little slower everywhere (a mean-variance choice, Markowitz, "Portfolio Selection",
+        J. Finance 7(1), 1952). 0: the mean alone. :meth:`predict_regret` stays the mean.
 
     Attributes
     ----------
@@ -244,11 +250,18 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, feature_names: Sequence[str] = FEATURE_NAMES, random_state: int = 0,
-                 decision: str = "regret"):
+                 decision: str = "regret", risk: float = 0.0):
         self.estimator = estimator
         self.feature_names = feature_names
         self.random_state = random_state
         self.decision = decision
+        self.risk = risk
+
+    def __setstate__(self, state):
+        # models saved before ``risk`` existed decide by the mean alone
+        state = dict(state)
+        state.setdefault("risk", 0.0)
+        super().__setstate__(state)
 
     def _make_estimator(self, regress: bool = False):
         """A fresh estimator: a clone of ``estimator``, else the default forest (a regression forest
@@ -303,6 +316,9 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             raise ValueError("X holds non-finite values")
         if self.decision not in DECISIONS:
             raise ValueError(f"decision must be one of {', '.join(DECISIONS)}; got {self.decision!r}")
+        if isinstance(self.risk, bool) or not isinstance(self.risk, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(float(self.risk)) or float(self.risk) < 0.0:
+            raise ValueError(f"risk must be a finite number >= 0; got {self.risk!r}")
         if times is not None and len(times) != X.shape[0]:
             raise ValueError(f"times has {len(times)} entries for {X.shape[0]} graphs")
         self.n_features_in_ = X.shape[1]
@@ -370,8 +386,9 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             raise ValueError(f"X has {X.shape[1]} features, the model expects {self.n_features_in_}")
         return self._design(X)
 
-    def _expected_log_regret(self, Xd: np.ndarray) -> np.ndarray:
-        """Forest-weighted mean of the training graphs' log regrets, shape (n_rows, n_classes)."""
+    def _expected_log_regret(self, Xd: np.ndarray, risk: float = 0.0) -> np.ndarray:
+        """Forest-weighted mean of the training graphs' log regrets, shape (n_rows, n_classes), plus
+        *risk* times their forest-weighted standard deviation when *risk* > 0 (the decision score)."""
         train = self.train_leaves_
         out = np.empty((Xd.shape[0], self.classes_.size))
         for r, leaves in enumerate(self._leaves(Xd)):
@@ -380,7 +397,15 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             keep = size > 0                             # a leaf always holds an in-bag graph; be safe
             w = (same[:, keep] / size[keep]).sum(axis=1)
             out[r] = w @ self.train_log_regret_ / max(w.sum(), 1e-300)
+            if risk > 0.0:
+                var = w @ (self.train_log_regret_ - out[r][None, :]) ** 2 / max(w.sum(), 1e-300)
+                out[r] = out[r] + risk * np.sqrt(np.maximum(var, 0.0))
         return out
+
+    def _decision_score(self, Xd: np.ndarray) -> np.ndarray:
+        """What the regret decision minimizes, shape (n_rows, n_classes): the expected log regret plus
+        ``risk`` times its standard deviation over the neighbours."""
+        return self._expected_log_regret(Xd, float(getattr(self, "risk", 0.0) or 0.0))
 
     def predict(self, X) -> np.ndarray:
         """Labels (``config_id``) for feature rows.
@@ -392,12 +417,13 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of str, shape (n_graphs,)
-            With ``decision_ == "regret"``, the class of smallest :meth:`predict_regret` (ties: the
-            first in :attr:`classes_`); else the estimator's prediction.
+            With ``decision_ == "regret"``, the class of smallest score: the log of
+            :meth:`predict_regret` plus ``risk`` times the neighbours' standard deviation of it (ties:
+            the first in :attr:`classes_`); else the estimator's prediction.
         """
         Xd = self._checked(X)
         if getattr(self, "decision_", "vote") == "regret":
-            return self.classes_[np.argmin(self._expected_log_regret(Xd), axis=1)].astype(str)
+            return self.classes_[np.argmin(self._decision_score(Xd), axis=1)].astype(str)
         return np.asarray(self.estimator_.predict(Xd)).astype(str)
 
     def predict_regret(self, X) -> np.ndarray:
@@ -475,7 +501,8 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     def rank_labels(self, features) -> np.ndarray:
         """Every class for one graph, the most promising first.
 
-        With ``decision_ == "regret"`` by increasing :meth:`predict_regret` (ties: the order of
+        With ``decision_ == "regret"`` by increasing decision score (:meth:`predict`'s: the log of
+        :meth:`predict_regret` plus ``risk`` standard deviations; ties: the order of
         :attr:`classes_`, so the first is :meth:`predict`'s label); else by decreasing
         :meth:`predict_proba` (the estimator's vote).
 
@@ -489,7 +516,7 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
         """
         X = self.features_row(features)
         if getattr(self, "decision_", "vote") == "regret":
-            order = np.argsort(self._expected_log_regret(self._checked(X))[0], kind="stable")
+            order = np.argsort(self._decision_score(self._checked(X))[0], kind="stable")
         else:
             order = np.argsort(-np.asarray(self.predict_proba(X))[0], kind="stable")
         return self.classes_[order].astype(str)
@@ -1129,7 +1156,7 @@ def _graph_families(ts: TrainingSet) -> list[str]:
 
 
 def _cross_validate(ts: TrainingSet, folds: Sequence[Sequence[int]], estimator, label_tolerance: float,
-                    random_state: int, decision: str, families: Sequence[str]) -> list[dict]:
+                    random_state: int, decision: str, families: Sequence[str], risk: float = 0.0) -> list[dict]:
     """Per-graph rows of one cross-validation: each fold's graphs are predicted by a model (and a best
     fixed config) fitted on the graphs of the other folds. A best fixed config not measured on a
     held-out graph is ``how: "missing"`` there (a baseline is never estimated); the model's pick is
@@ -1143,7 +1170,7 @@ def _cross_validate(ts: TrainingSet, folds: Sequence[Sequence[int]], estimator, 
         if train:
             fv = ts.fit_view()
             y = _labels(fv, train, label_tolerance)
-            m = SelectionModel(estimator, ts.feature_names, random_state, decision).fit(
+            m = SelectionModel(estimator, ts.feature_names, random_state, decision, risk).fit(
                 ts.X[train], y, times=[fv.times[j] for j in train], invalid=[fv.invalid[j] for j in train])
             preds = [str(p) for p in m.predict(ts.X[list(fold)])]
             fixed = _best_fixed(ts, train)
@@ -1207,7 +1234,7 @@ CV_SECTIONS = ("logo", "lofo", "real_logo", "real_lofo")
 
 
 def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, random_state: int = 0,
-             decision: str = "regret", families: bool = True) -> dict:
+             decision: str = "regret", families: bool = True, risk: float = 0.0) -> dict:
     """Leave-one-graph-out and leave-one-family-out regret of the selection model and the baselines.
 
     Parameters
@@ -1224,6 +1251,8 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
         timings of its training graphs only.
     families : bool, default True
         Also run leave-one-family-out (one model per family of :attr:`TrainingSet.graphs`).
+    risk : float, default 0.0
+        Risk aversion of each fold's regret decision (see :class:`SelectionModel`).
 
     Returns
     -------
@@ -1246,11 +1275,11 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
     fam = _graph_families(ts)
     rule_name = _rule_id(ts, 0, ts.device)[0] if n else None
     tol = label_tolerance
-    logo_rows = _cross_validate(ts, [[i] for i in range(n)], estimator, tol, random_state, decision, fam)
+    logo_rows = _cross_validate(ts, [[i] for i in range(n)], estimator, tol, random_state, decision, fam, risk)
     for i, row in enumerate(logo_rows):
         _rule_and_random(ts, i, row)
     everything = list(range(n))
-    out = {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "decision": decision,
+    out = {"method": "leave-one-graph-out", "label_tolerance": label_tolerance, "decision": decision, "risk": risk,
            "regret": _summaries(logo_rows, everything, rule_name, n >= 2, tol),
            "algorithm": getattr(ts, "algorithm", "bfs"), "per_graph": logo_rows}
     real = [i for i in everything if fam[i].startswith("real-")]
@@ -1262,7 +1291,7 @@ def evaluate(ts: TrainingSet, estimator=None, *, label_tolerance: float = 0.02, 
     for i, f in enumerate(fam):
         groups.setdefault(f, []).append(i)
     folds = [groups[f] for f in sorted(groups)]
-    lofo_rows = _cross_validate(ts, folds, estimator, tol, random_state, decision, fam)
+    lofo_rows = _cross_validate(ts, folds, estimator, tol, random_state, decision, fam, risk)
     for i, row in enumerate(lofo_rows):
         for key in (rule_name, "random"):
             row[key] = logo_rows[i][key]
@@ -1373,7 +1402,8 @@ def _rel(p: Path) -> str:
 
 
 def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_tolerance: float = 0.02,
-            random_state: int = 0, decision: str = "regret", algorithm: str | None = None) -> SelectionModel:
+            random_state: int = 0, decision: str = "regret", algorithm: str | None = None,
+            risk: float = 0.0) -> SelectionModel:
     """Train the selection model of one algorithm from benchmark logs, evaluate it, and save it.
 
     Parameters
@@ -1398,6 +1428,10 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         (:class:`~autotune.errors.TrainingDataError`) unless one is chosen. SSSP models read
         :data:`~autotune.features.SSSP_FEATURE_NAMES` and their regret table's rule baseline is
         paper 003's Delta rule.
+    risk : float, default 0.0
+        Risk aversion of the regret decision (:class:`SelectionModel`): the score is the mean log
+        regret over the neighbours plus ``risk`` standard deviations; recorded in the metadata
+        (``risk``) and in its ``retrain_command`` (``--risk``).
 
     Returns
     -------
@@ -1433,10 +1467,11 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
     read = read_log(files)
     records = _buildable_records(read)
     ts = build_training_set(records, device=device, algorithm=algorithm)
-    cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state, decision=decision)
+    cv = evaluate(ts, estimator, label_tolerance=label_tolerance, random_state=random_state, decision=decision,
+                  risk=risk)
     fv = ts.fit_view()
     y = _labels(fv, range(ts.n_graphs), label_tolerance)
-    model = SelectionModel(estimator, ts.feature_names, random_state, decision)
+    model = SelectionModel(estimator, ts.feature_names, random_state, decision, risk)
     model.fit(ts.X, y, times=fv.times, invalid=fv.invalid)
     model.label_configs_ = {str(c): dict(ts.configs[str(c)]) for c in model.classes_}
     synthetic = any(r.origin.get("command") == "synthetic" for r in read.records)
@@ -1458,7 +1493,7 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         "estimator_class": f"{type(model.estimator_).__module__}.{type(model.estimator_).__qualname__}",
         "estimator_params": _json_params(model.estimator_),
         "feature_names": list(ts.feature_names),
-        "design_features": list(model.design_names_), "decision": model.decision_,
+        "design_features": list(model.design_names_), "decision": model.decision_, "risk": float(risk),
         "labels": sorted(counts), "label_counts": counts,
         "label_configs": {c: ts.configs[c] for c in sorted(counts)},
         "candidates": [str(c) for c in model.classes_],
@@ -1476,7 +1511,7 @@ def retrain(logs, out=None, estimator=None, *, device: str | None = None, label_
         "synthetic": synthetic,
         "retrain_command": f"autotune retrain {log_args} --out {out_text}"
                            + (" --algorithm sssp" if ts.algorithm != "bfs" else "")
-                           + _retrain_flags(estimator, label_tolerance, random_state),
+                           + _retrain_flags(estimator, label_tolerance, random_state, risk),
     }
     if out is not None:
         save_model(model, out)
@@ -1510,7 +1545,7 @@ def cli_estimator(name: str = "regret_forest", n_estimators: int = 200, seed: in
     return cls(n_estimators=n_estimators, random_state=seed, **extra)
 
 
-def _retrain_flags(estimator, label_tolerance: float, random_state: int) -> str:
+def _retrain_flags(estimator, label_tolerance: float, random_state: int, risk: float = 0.0) -> str:
     """The ``autotune retrain`` options that rebuild *estimator* (:data:`CLI_ESTIMATORS`) and the
     other non-default arguments (the metadata's ``retrain_command`` must reproduce the model, e.g.
     the SSSP model's classification forest, ``--estimator random_forest``). An estimator the CLI
@@ -1531,6 +1566,8 @@ def _retrain_flags(estimator, label_tolerance: float, random_state: int) -> str:
         flags.append(f"--label-tolerance {label_tolerance:g}")
     if random_state != 0:
         flags.append(f"--seed {random_state}")
+    if risk:
+        flags.append(f"--risk {risk:g}")
     return "".join(" " + f for f in flags)
 
 

@@ -469,6 +469,10 @@ def test_shipped_compact_copy_is_bit_identical_on_the_training_rows(name):
     got, want = compact.expected_log_regret(X), m._expected_log_regret(m._design(X))
     assert got.dtype == want.dtype == np.float64 and got.tobytes() == want.tobytes()
     np.testing.assert_array_equal(compact.predict(X), np.asarray(m.predict(X)).astype(str))
+    # the risk-averse score (retrain --risk) is the same arithmetic on both sides too
+    assert compact.risk == m.risk
+    got, want = compact.expected_log_regret(X, 1.0), m._expected_log_regret(m._design(X), 1.0)
+    assert got.tobytes() == want.tobytes() and not np.array_equal(got, compact.expected_log_regret(X))
 
 
 def test_compact_copy_goes_stale_with_the_model(tmp_path, monkeypatch):

@@ -107,13 +107,56 @@ def test_derived_features_are_log_ratios():
     assert list(m2.design_names_) == list(few) and m2._design(X[:, :2]).shape == (8, 2)
 
 
-def _one_leaf_fit(times, labels, invalid=None, decision="regret"):
+def _one_leaf_fit(times, labels, invalid=None, decision="regret", risk=0.0):
     """All graphs share one feature vector, so a tree is a single leaf holding every graph."""
     from sklearn.tree import DecisionTreeClassifier
 
     X = np.ones((len(labels), len(FEATURE_NAMES)))
-    return SelectionModel(DecisionTreeClassifier(random_state=0), decision=decision).fit(
+    return SelectionModel(DecisionTreeClassifier(random_state=0), decision=decision, risk=risk).fit(
         X, labels, times=times, invalid=invalid), X[:1]
+
+
+def test_risk_prefers_a_config_that_is_never_far_off():
+    # c-a is best on five graphs and 1.5x on the sixth; c-b is 1.1x on the five and best on the sixth:
+    # c-a has the smaller mean log regret (0.068 against 0.079), c-b by far the smaller spread
+    times = [{"c-a": 1.0, "c-b": 1.1}] * 5 + [{"c-a": 1.5, "c-b": 1.0}]
+    labels = ["c-a"] * 5 + ["c-b"]
+    mean, x = _one_leaf_fit(times, labels)
+    averse, _ = _one_leaf_fit(times, labels, risk=1.0)
+    assert mean.risk == 0.0 and mean.predict(x)[0] == "c-a"
+    assert averse.predict(x)[0] == "c-b"
+    np.testing.assert_array_equal(averse.predict_regret(x), mean.predict_regret(x))  # the mean either way
+    R = np.log([[1.0, 1.1]] * 5 + [[1.5, 1.0]])
+    mu = R.mean(axis=0)
+    want = mu + np.sqrt(((R - mu) ** 2).mean(axis=0))
+    np.testing.assert_allclose(averse._decision_score(averse._design(x))[0], want)
+    np.testing.assert_allclose(mean._decision_score(mean._design(x))[0], mu)
+    for bad in (-0.5, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(ValueError, match="risk"):
+            _one_leaf_fit(times, labels, risk=bad)
+
+
+def test_models_saved_before_risk_existed_load_with_risk_zero():
+    times = [{"c-a": 1.0, "c-b": 1.1}] * 5 + [{"c-a": 1.5, "c-b": 1.0}]
+    m, x = _one_leaf_fit(times, ["c-a"] * 5 + ["c-b"])
+    state = m.__getstate__()
+    del state["risk"]  # what a model pickled by the previous release holds
+    old = SelectionModel.__new__(SelectionModel)
+    old.__setstate__(state)
+    assert old.risk == 0.0 and old.get_params()["risk"] == 0.0 and "SelectionModel" in repr(old)
+    assert old.predict(x)[0] == m.predict(x)[0] == "c-a"
+
+
+def test_retrain_records_risk_in_metadata_and_command(syn_log):
+    from autotune.cli_tuning import build_parser
+
+    with pytest.warns(UserWarning, match="SYNTHETIC"):
+        m = retrain(syn_log, estimator=_fast_estimator(), risk=1.0)
+    assert m.risk == 1.0 and m.metadata_["risk"] == 1.0 and m.metadata_["cv"]["risk"] == 1.0
+    assert m.metadata_["retrain_command"].endswith("--risk 1")
+    assert build_parser().parse_args(["retrain", str(syn_log), "--risk", "0.5"]).risk == 0.5
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["retrain", str(syn_log), "--risk", "-1"])
 
 
 def test_regret_decision_weighs_how_much_slower_not_how_often():
@@ -467,7 +510,8 @@ def _retrain_shipped(meta_path, algorithm=None):
         assert p.is_file() and _sha256_file(p) == entry["sha256"], f"{p} changed since the model was trained"
     kw = {"algorithm": algorithm} if algorithm else {}
     m = retrain(logs, estimator=estimator_from_metadata(meta), label_tolerance=meta["label_tolerance"],
-                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"], **kw)
+                random_state=meta["random_state"], device=meta["device"]["name"], decision=meta["decision"],
+                risk=meta.get("risk", 0.0), **kw)
     return m, meta
 
 
