@@ -414,7 +414,7 @@ def _compact_arrays(path, key) -> tuple[dict, bool]:
             label_configs=np.asarray(json.dumps(getattr(m, "label_configs_", {}))),
             meta=np.asarray(json.dumps(getattr(m, "metadata_", {}) or {})),
             algorithm=np.asarray(model_algorithm(m) or ""), sklearn_version=np.asarray(_installed_sklearn()),
-            risk=np.asarray(float(getattr(m, "risk", 0.0) or 0.0)))
+            risk=np.asarray(float(m.risk)))
         ok = (getattr(m, "decision_", "vote") == "regret" and bool(m.metadata_)
               and arrays["train_leaves"].shape[1] == len(trees))
         if ok:
@@ -821,7 +821,7 @@ def register(subparsers) -> None:
     sp.add_argument("--risk", type=nonnegative_float, default=0.0,
                     help="risk aversion of the decision: each config's score is the mean log regret over the "
                          "graph's neighbours in the forest plus RISK standard deviations of it (default 0: the "
-                         "mean; the shipped H200 BFS model: 1)")
+                         "mean alone, as in the shipped models)")
     sp.add_argument("--json", action="store_true", help="print JSON instead of a table")
     sp.set_defaults(func=cmd_retrain)
 

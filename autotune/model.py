@@ -405,7 +405,7 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
     def _decision_score(self, Xd: np.ndarray) -> np.ndarray:
         """What the regret decision minimizes, shape (n_rows, n_classes): the expected log regret plus
         ``risk`` times its standard deviation over the neighbours."""
-        return self._expected_log_regret(Xd, float(getattr(self, "risk", 0.0) or 0.0))
+        return self._expected_log_regret(Xd, float(self.risk))
 
     def predict(self, X) -> np.ndarray:
         """Labels (``config_id``) for feature rows.

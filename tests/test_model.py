@@ -139,7 +139,7 @@ def test_risk_prefers_a_config_that_is_never_far_off():
 def test_models_saved_before_risk_existed_load_with_risk_zero():
     times = [{"c-a": 1.0, "c-b": 1.1}] * 5 + [{"c-a": 1.5, "c-b": 1.0}]
     m, x = _one_leaf_fit(times, ["c-a"] * 5 + ["c-b"])
-    state = m.__getstate__()
+    state = dict(m.__getstate__())  # a copy: Python's __getstate__ may hand back the instance's own dict
     del state["risk"]  # what a model pickled by the previous release holds
     old = SelectionModel.__new__(SelectionModel)
     old.__setstate__(state)
