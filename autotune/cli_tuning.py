@@ -24,8 +24,8 @@ import math
 import sys
 import warnings
 
-from ._cli_common import dispatch, err as _err, expand_graphs, fraction, int_at_least, load_graph_arg, positive_float
-from ._cli_common import nonnegative_float
+from ._cli_common import dispatch, err as _err, expand_graphs, fraction, int_at_least, load_graph_arg
+from ._cli_common import nonnegative_float, positive_float
 from ._cli_common import console as _console
 from ._cli_common import warn_to_stderr as _warn_to_stderr
 from ._files import model_candidates as _model_candidates, model_dirs as _model_dirs
