@@ -207,9 +207,10 @@ class _CompactModel:
             size = same.sum(axis=0)
             keep = size > 0
             w = (same[:, keep] / size[keep]).sum(axis=1)
-            out[r] = w @ self.train_log_regret / max(w.sum(), 1e-300)
+            total = max(w.sum(), 1e-300)
+            out[r] = w @ self.train_log_regret / total
             if risk > 0.0:
-                var = w @ (self.train_log_regret - out[r][None, :]) ** 2 / max(w.sum(), 1e-300)
+                var = w @ (self.train_log_regret - out[r][None, :]) ** 2 / total
                 out[r] = out[r] + risk * np.sqrt(np.maximum(var, 0.0))
         return out
 

@@ -396,9 +396,10 @@ class SelectionModel(ClassifierMixin, BaseEstimator):
             size = same.sum(axis=0)
             keep = size > 0                             # a leaf always holds an in-bag graph; be safe
             w = (same[:, keep] / size[keep]).sum(axis=1)
-            out[r] = w @ self.train_log_regret_ / max(w.sum(), 1e-300)
+            total = max(w.sum(), 1e-300)
+            out[r] = w @ self.train_log_regret_ / total
             if risk > 0.0:
-                var = w @ (self.train_log_regret_ - out[r][None, :]) ** 2 / max(w.sum(), 1e-300)
+                var = w @ (self.train_log_regret_ - out[r][None, :]) ** 2 / total
                 out[r] = out[r] + risk * np.sqrt(np.maximum(var, 0.0))
         return out
 
