@@ -112,6 +112,29 @@ CLUSTER = "auto"
 CLUSTER_MARGIN = 0.97
 #: Calibration sources: the vertex of largest out-degree and this many more (seeded, out-degree > 0).
 CLUSTER_CALIBRATION_SOURCES = 3
+#: Direction calibration of push/pull configs (``direction="push_pull"``) on the launch rounds:
+#: ``"auto"``: before the engine's first traversal, time the config's rounds as configured and with
+#: every level pushed (the pull kernels left out of the rounds: the launch sequence of the config's push
+#: twin) on the calibration sources, and keep push levels only when they take less than
+#: :data:`DIRECTION_MARGIN` of the push/pull time (:meth:`TraversalEngine._calibrate_direction`);
+#: ``"off"``: the config's direction always. Beamer's rule (GAP's alpha and beta) decides when a level
+#: pulls from the frontier's out-edges against the unexplored ones, and cannot see how many in-edges a
+#: pull level examines without finding a parent: on a directed bow-tie of 1.5·10^6 vertices the first
+#: pull level examines 3.1·10^6 in-edges where the push level it replaces expands 1.8·10^6 out-edges,
+#: and the push/pull config took 1.27x its push twin (README, "Retraining the model"); a pull exit rule
+#: inside the kernels was built and measured and lost elsewhere (README, "A pull exit"). The engine
+#: measures instead, as it does for the cluster kernel.
+DIRECTION_CALIBRATION = "auto"
+#: Push levels are kept when their time on the calibration sources is below this share of the
+#: push/pull levels' (both measured the same way, in the same engine).
+DIRECTION_MARGIN = 0.97
+#: The direction is not calibrated when one traversal of the push/pull rounds takes longer than this
+#: (ms, the first timed source): the calibration costs ~20 traversals, paid once by the engine.
+DIRECTION_CALIBRATION_MAX_MS = 5.0
+#: The engine's CUDA-graph replay state (captured graphs, rounds remembered, the plan, the measured
+#: replay costs), kept per direction by :meth:`TraversalEngine._set_direction`.
+_REPLAY_FIELDS = ("_graphs", "_round_history", "_rounds_needed", "_start_k", "_plan", "_plan_stale", "_costs",
+                  "_conts", "_waste_us", "round_us", "continuation_us")
 #: Blocks of the cluster: 16 (Hopper's largest cluster, a non-portable size the engine opts in to),
 #: else 8 where the device cannot schedule 16 blocks of 1024 threads with this shared memory.
 CLUSTER_SIZE = 16
@@ -713,13 +736,31 @@ class TraversalEngine:
         if not self.aux_host["push_finishes"]:  # deferred outliers / supplementary queues close the level
             k = get_kernel("heavy", f"heavy_vertices<{b}, {op}>", alg, e64)
             self._launches.append((k, self._resident_blocks(k, b), b))
+        n_push_launches = len(self._launches)
         if pull:
             if self.aux_host["frontier_bits"]:
                 k = get_kernel("pull", f"pull_bitmap<{op}>", alg, e64)
                 self._launches.append((k, self._resident_blocks(k, 256), 256))
             self._launches.append((pull_kernel, self._pull_grid, b))
+        # the rounds of each direction: as configured, and with the pull kernels left out (push twin)
+        self._direction_launches = {cfg.direction: list(self._launches),
+                                    "push": self._launches[:n_push_launches]}
         self._launches += self._extra_launches(wp)
+        extra = self._launches[len(self._direction_launches[cfg.direction]):]
+        for v in self._direction_launches.values():
+            v += extra
+        #: The direction the launch rounds run: the config's, or ``"push"`` when the direction
+        #: calibration (:data:`DIRECTION_CALIBRATION`) found the push levels faster on this graph.
+        self.direction = cfg.direction
+        #: The direction calibration: ``{"sources", "push_pull_ms", "push_ms", "chosen"}`` (device ms
+        #: of each source, best of two; ``push_ms`` shorter once push cannot win, empty when skipped),
+        #: or None when not run.
+        self.direction_calibration = None
+        self._dir_mode = int(prm["dir_mode"])
+        self._direction_replay: dict = {}  # direction -> its replay state while the other runs
         self._setup_whole_graph()
+        self._direction_pending = (pull and DIRECTION_CALIBRATION == "auto"
+                                   and (self._cluster_pending or not self.whole_graph))
         self._args = (ro, ci, self.pull_offsets, self.pull_indices, self.op_args,
                       self.frontiers[0], self.frontiers[1], self.prefixes[0], self.prefixes[1],
                       self.row_starts[0], self.row_starts[1], self.state, self.params,
@@ -858,6 +899,98 @@ class TraversalEngine:
                 self.whole_graph, self._cluster_pending = False, True
             return
 
+    def _calibrate(self) -> None:
+        """The engine's calibrations, once, before its first traversal: the cluster kernel against the
+        launch rounds (:meth:`_calibrate_cluster`), then, where the rounds run, their direction
+        (:meth:`_calibrate_direction`)."""
+        cluster, direction = self._cluster_pending, self._direction_pending
+        self._cluster_pending = self._direction_pending = False  # their traversals run uncalibrated
+        if cluster:
+            self._calibrate_cluster()
+        if direction and not self.whole_graph:
+            self._calibrate_direction()
+
+    def _calibration_sources(self) -> list[int]:
+        """The calibration sources: the vertex of largest out-degree and :data:`CLUSTER_CALIBRATION_SOURCES`
+        more (seeded, out-degree > 0)."""
+        import cupy
+
+        deg = self.out_degrees
+        hub = int(deg.argmax())
+        nz = cupy.asnumpy(cupy.flatnonzero(cupy.asarray(deg) > 0))
+        nz = nz[nz != hub]
+        rng = np.random.default_rng(0)
+        extra = rng.choice(nz, size=min(CLUSTER_CALIBRATION_SOURCES, nz.size), replace=False) if nz.size else []
+        return list(dict.fromkeys([hub] + [int(v) for v in extra]))
+
+    def _set_direction(self, direction: str) -> None:
+        """Run the launch rounds in *direction*: the config's (``"push_pull"``) or ``"push"`` (``dir_mode``
+        0, the pull kernels left out of the rounds and the pull levels' bookkeeping off: the launch
+        sequence and device parameters of the config's push twin). The captured graphs, the rounds
+        remembered and the replay costs measured (:data:`_REPLAY_FIELDS`) are each direction's own: the
+        other direction's are kept aside and restored when it runs again (a direction run for the first
+        time starts without graphs: its next traversal primes them). Call between traversals."""
+        if direction == self.direction:
+            return
+        push = direction == "push"
+        self.params_host["dir_mode"] = 0 if push else self._dir_mode
+        aux = self.aux_host.copy()
+        if push:
+            aux["frontier_bits"] = aux["unvisited_ctr"] = 0
+        stream = self.stream
+        with stream:
+            self.params.set(np.frombuffer(self.params_host.tobytes(), dtype=np.uint8), stream=stream)
+            self.aux.set(np.frombuffer(aux.tobytes(), dtype=np.uint8), stream=stream)
+        stream.synchronize()
+        self._launches = self._direction_launches[direction]
+        saved = self._direction_replay
+        saved[self.direction] = {f: getattr(self, f) for f in _REPLAY_FIELDS}
+        self.direction = direction
+        fresh = {"_graphs": {}, "_round_history": [], "_rounds_needed": 0, "_start_k": 0, "_plan": None,
+                 "_plan_stale": False, "_costs": {}, "_conts": [], "_waste_us": 0.0, "round_us": ROUND_US,
+                 "continuation_us": CONTINUATION_US}
+        for f, v in saved.pop(direction, fresh).items():
+            setattr(self, f, v)
+
+    def _calibrate_direction(self) -> None:
+        """Time the push/pull config's launch rounds against the same rounds with every level pushed
+        (:meth:`_set_direction`) on this graph and keep the faster (``DIRECTION_CALIBRATION = "auto"``;
+        once, before the engine's first traversal, after the cluster calibration). Sources as
+        :meth:`_calibrate_cluster`'s; each direction runs one untimed traversal (it primes that
+        direction's CUDA graphs, which the engine keeps while it times the other), then each source
+        twice, device time with CUDA events (the better of the two). Push levels are kept when their
+        total is below :data:`DIRECTION_MARGIN` of the push/pull total; when the first timed push/pull
+        source takes more than :data:`DIRECTION_CALIBRATION_MAX_MS` the config's direction is kept,
+        untimed against push, and the push sources stop once their total reaches the bound (kron 22:
+        push levels took 1.9 ms on its first source against 1.5 ms for all four push/pull ones). ``direction_calibration`` records the times and the choice, ``direction``
+        the direction the rounds run. Both directions are exact, so the choice changes only the time."""
+        import cupy
+
+        sources = self._calibration_sources()
+        events = (cupy.cuda.Event(), cupy.cuda.Event())
+
+        def timed(s: int) -> float:
+            return min(self.timed_traverse(s, events=events)[1], self.timed_traverse(s, events=events)[1])
+
+        config_dir = self.config.direction
+        self.traverse(sources[0])
+        times = {config_dir: [timed(sources[0])], "push": []}
+        if times[config_dir][0] <= DIRECTION_CALIBRATION_MAX_MS:
+            times[config_dir] += [timed(s) for s in sources[1:]]
+            self._set_direction("push")
+            self.traverse(sources[0])
+            bound = DIRECTION_MARGIN * sum(times[config_dir])
+            for s in sources:  # until the push levels' total cannot win any more
+                times["push"].append(timed(s))
+                if sum(times["push"]) >= bound:
+                    break
+            chosen = "push" if sum(times["push"]) < DIRECTION_MARGIN * sum(times[config_dir]) else config_dir
+            self._set_direction(chosen)  # back to the config's: its graphs and replay plan as they were
+            self._direction_replay = {}  # the other direction's graphs are not replayed again
+        self.direction_calibration = {"sources": sources[:len(times[config_dir])],
+                                      "push_pull_ms": times[config_dir], "push_ms": times["push"],
+                                      "chosen": self.direction}
+
     def _calibrate_cluster(self) -> None:
         """Time the cluster kernel against the config's launch rounds on this graph and keep the faster
         (``CLUSTER = "auto"``; run once, before the engine's first traversal). Sources: the vertex of
@@ -870,13 +1003,7 @@ class TraversalEngine:
         import cupy
 
         self._cluster_pending = False
-        deg = self.out_degrees
-        hub = int(deg.argmax())
-        nz = cupy.asnumpy(cupy.flatnonzero(cupy.asarray(deg) > 0))
-        nz = nz[nz != hub]
-        rng = np.random.default_rng(0)
-        extra = rng.choice(nz, size=min(CLUSTER_CALIBRATION_SOURCES, nz.size), replace=False) if nz.size else []
-        sources = list(dict.fromkeys([hub] + [int(v) for v in extra]))
+        sources = self._calibration_sources()
         events = (cupy.cuda.Event(), cupy.cuda.Event())  # its own: it runs inside a timed traversal
 
         def timed(s: int) -> float:
@@ -1283,8 +1410,8 @@ class TraversalEngine:
 
             cupy.cuda.Device().synchronize()
             self._built_synced = True
-        if self._cluster_pending:  # once: the cluster kernel or the launch rounds, whichever is faster here
-            self._calibrate_cluster()
+        if self._cluster_pending or self._direction_pending:  # once, before the first traversal
+            self._calibrate()
         self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)
         if self.whole_graph:
             return self._traverse_whole(before_sync)

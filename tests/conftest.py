@@ -41,6 +41,17 @@ def _config_kernels_unless_whole_graph(request, monkeypatch):
         monkeypatch.setattr(E, "WHOLE_GRAPH", "off")
 
 
+@pytest.fixture(autouse=True)
+def _config_direction_unless_calibrated(request, monkeypatch):
+    """GPU tests test the configs' directions: the direction calibration, which may run a push/pull
+    config's launch rounds push only (autotune._engine.DIRECTION_CALIBRATION), is off unless a test
+    is marked ``direction_calibration`` (tests/test_direction_calibration_gpu.py)."""
+    if "gpu" in request.keywords and "direction_calibration" not in request.keywords:
+        import autotune._engine as E
+
+        monkeypatch.setattr(E, "DIRECTION_CALIBRATION", "off")
+
+
 # ---------------------------------------------------------------- graph input (test_graph_io.py)
 @pytest.fixture
 def io_write(tmp_path):
