@@ -983,6 +983,9 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                         trace = _level_rows(runner.engine, int(sources[0]), levels)
                     except Exception as exc:
                         trace = f"{exc.__class__.__name__}: {exc}"
+                notes = _engine_notes(getattr(runner, "engine", None)) if m.valid else None
+                if notes:
+                    trace = notes if trace is None else ({**trace, **notes} if isinstance(trace, dict) else trace)
                 if rounds == 1 or not m.valid or isinstance(trace, str):  # str: the level trace's error
                     emit(cfg, m, trace)  # written at once; an invalid config is not timed again
                     bar.advance(1)
@@ -1050,6 +1053,20 @@ def context_lost(error: str | None) -> bool:
     """Whether a measurement's *error* text is a CUDA fault after which the process's GPU context is
     unusable (illegal address or instruction, misaligned address, launch failure, ECC error)."""
     return bool(error) and "CUDA" in error.upper() and bool(_CONTEXT_LOST.search(error))
+
+
+def _engine_notes(engine) -> dict | None:
+    """What the engine measured on itself that decides what its config runs on this graph, for the
+    log's ``measure``: ``direction_calibration`` (``{"sources", "push_pull_ms", "push_ms", "chosen"}``,
+    :meth:`~autotune._engine.TraversalEngine._calibrate_direction`) when a push/pull config's engine ran
+    it; with ``chosen == "push"`` the config ran its push twin's launch rounds. None when there is none."""
+    cal = getattr(engine, "direction_calibration", None)
+    if not cal:
+        return None
+    return {"direction_calibration": {"sources": [int(v) for v in cal["sources"]],
+                                      "push_pull_ms": [round(float(t), 5) for t in cal["push_pull_ms"]],
+                                      "push_ms": [round(float(t), 5) for t in cal["push_ms"]],
+                                      "chosen": str(cal["chosen"])}}
 
 
 def _level_rows(engine, source: int, max_levels: int) -> dict:

@@ -149,3 +149,20 @@ def test_sssp_configs_are_not_calibrated():
     assert not eng._direction_pending and eng.direction == "push"
     eng.sssp(0)
     assert eng.direction_calibration is None
+
+
+def test_sweep_logs_the_calibration(tmp_path):
+    """A sweep of a push/pull config logs its engine's calibration in ``measure.direction_calibration``
+    (a push config's record has none); the record is valid."""
+    from autotune.logs import read_log
+    from autotune.sweep import sweep
+
+    g, _ = ZOO["kron13"]
+    out = tmp_path / "s.jsonl"
+    sweep([g], [PUSH_PULL[2], PUSH_PULL[2].with_(direction="push")], out, n_sources=4, validate_sources=1,
+          progress=False)
+    recs = {r.config["direction"]: r for r in read_log(out).records}
+    assert all(r.valid for r in recs.values())
+    cal = recs["push_pull"].measure["direction_calibration"]
+    assert cal["chosen"] in ("push", "push_pull") and len(cal["push_pull_ms"]) == len(cal["sources"]) >= 1
+    assert "direction_calibration" not in recs["push"].measure

@@ -488,6 +488,36 @@ def test_sweep_logs_the_level_trace_when_asked(tmp_path, clock):
     assert "levels" not in read_log(out2).records[0].measure
 
 
+class _CalibratedEngine(_TracedEngine):
+    """A push/pull config's engine that calibrated its direction (autotune._engine.DIRECTION_CALIBRATION)."""
+
+    direction_calibration = {"sources": np.array([7, 3]), "push_pull_ms": [0.5, 0.25], "push_ms": [0.2, np.float32(0.125)],
+                             "chosen": "push"}
+
+
+@pytest.mark.parametrize("rounds", [1, 3])
+@pytest.mark.parametrize("levels", [0, 2])
+def test_sweep_logs_the_direction_calibration(tmp_path, clock, levels, rounds):
+    """An engine's direction calibration is logged in ``measure`` (JSON types), with or without the
+    level trace and interleaved passes; engines without one log nothing."""
+    out = tmp_path / "s.jsonl"
+    g = small_graph(300, 5, seed=1)
+    fac = replay_factory(clock, _base_ms)
+
+    def factory(graph, config):
+        runner = fac(graph, config)
+        runner.engine = _CalibratedEngine() if config.config_id == CONFIGS[0].config_id else _TracedEngine()
+        return runner
+
+    sweep([g], CONFIGS[:2], out, n_sources=4, progress=False, runner_factory=factory, device=FAKE_DEVICE,
+          levels=levels, rounds=rounds)
+    recs = {r.config_id: r for r in read_log(out).records}
+    cal = recs[CONFIGS[0].config_id].measure["direction_calibration"]
+    assert cal == {"sources": [7, 3], "push_pull_ms": [0.5, 0.25], "push_ms": [0.2, 0.125], "chosen": "push"}
+    assert "direction_calibration" not in recs[CONFIGS[1].config_id].measure
+    assert ("levels" in recs[CONFIGS[0].config_id].measure) == (levels > 0)
+
+
 # ------------------------------------------------------------------------------ interleaved passes
 class _PassRunner:
     """Wraps a replay runner: its *k*-th measurement (one ``prepare`` each) takes ``factors[k]`` times
