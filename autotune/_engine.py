@@ -962,8 +962,9 @@ class TraversalEngine:
         total is below :data:`DIRECTION_MARGIN` of the push/pull total; when the first timed push/pull
         source takes more than :data:`DIRECTION_CALIBRATION_MAX_MS` the config's direction is kept,
         untimed against push, and the push sources stop once their total reaches the bound (kron 22:
-        push levels took 1.9 ms on its first source against 1.5 ms for all four push/pull ones). ``direction_calibration`` records the times and the choice, ``direction``
-        the direction the rounds run. Both directions are exact, so the choice changes only the time."""
+        push levels took 1.9 ms on its first source against 1.5 ms for all four push/pull ones).
+        ``direction_calibration`` records the times and the choice, ``direction`` the direction the
+        rounds run. Both directions are exact, so the choice changes only the time."""
         import cupy
 
         sources = self._calibration_sources()
@@ -984,7 +985,7 @@ class TraversalEngine:
                 times["push"].append(timed(s))
                 if sum(times["push"]) >= bound:
                     break
-            chosen = "push" if sum(times["push"]) < DIRECTION_MARGIN * sum(times[config_dir]) else config_dir
+            chosen = "push" if sum(times["push"]) < bound else config_dir
             self._set_direction(chosen)  # back to the config's: its graphs and replay plan as they were
             self._direction_replay = {}  # the other direction's graphs are not replayed again
         self.direction_calibration = {"sources": sources[:len(times[config_dir])],

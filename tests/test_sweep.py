@@ -491,8 +491,8 @@ def test_sweep_logs_the_level_trace_when_asked(tmp_path, clock):
 class _CalibratedEngine(_TracedEngine):
     """A push/pull config's engine that calibrated its direction (autotune._engine.DIRECTION_CALIBRATION)."""
 
-    direction_calibration = {"sources": np.array([7, 3]), "push_pull_ms": [0.5, 0.25], "push_ms": [0.2, np.float32(0.125)],
-                             "chosen": "push"}
+    direction_calibration = {"sources": np.array([7, 3]), "push_pull_ms": [0.5, 0.25],
+                             "push_ms": [0.2, np.float32(0.125)], "chosen": "push"}
 
 
 @pytest.mark.parametrize("rounds", [1, 3])

@@ -17,7 +17,8 @@ from autotune.config import TraversalConfig
 FIG = "notebooks/figures/"
 meta = json.load(open("models/bfs_h200.json"))
 targets = json.load(open(FIG + "direction_calibration_targets_h200.json"))
-logs = sys.argv[1:3] or [FIG + "direction_calibration_auto_h200.jsonl.gz", FIG + "direction_calibration_off_h200.jsonl.gz"]
+logs = sys.argv[1:3] or [FIG + "direction_calibration_auto_h200.jsonl.gz",
+                         FIG + "direction_calibration_off_h200.jsonl.gz"]
 
 
 def label(d):

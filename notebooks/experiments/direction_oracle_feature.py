@@ -29,7 +29,8 @@ for oracle in (False, True):
     run = ts
     if oracle:
         col = np.array([push_over_pull(i) for i in range(ts.n_graphs)])
-        run = dataclasses.replace(ts, X=np.column_stack([ts.X, col]), feature_names=tuple(ts.feature_names) + ("oracle",))
+        run = dataclasses.replace(ts, X=np.column_stack([ts.X, col]),
+                                  feature_names=tuple(ts.feature_names) + ("oracle",))
     cv = evaluate(run, None, label_tolerance=0.02, random_state=0)
     worst = sorted(cv["lofo"]["per_graph"], key=lambda r: -r["model"]["regret"])[:3]
     print("with the oracle column" if oracle else "profile only         ",
