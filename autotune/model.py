@@ -910,6 +910,9 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
         configs.setdefault(r.config_id, r.config)
         if r.valid:
             g["runs"].append((r.config_id, r.median_ms, one_launch_path(r.measure), measure_rounds(r.measure)))
+            chosen = calibrated_direction(r.measure)
+            if chosen is not None:
+                g.setdefault("calibrated", []).append((r.config_id, measure_rounds(r.measure), chosen))
         else:
             g["bad"].add(r.config_id)
     if feature_names is None:
@@ -939,6 +942,9 @@ def build_training_set(records, *, device: str | None = None, feature_names: Seq
         t, t_fit, one_launch = _delivered_and_fit_times(g["runs"])
         if one_launch:
             graphs[-1]["one_launch"] = one_launch
+        pooled = _pool_push_twins(t, t_fit, g.get("calibrated", ()), configs)
+        if pooled:
+            graphs[-1]["push_twins_pooled"] = pooled
         times.append(t)
         fit_times.append(t_fit)
         invalid.append({c for c in g["bad"] if c not in t})
@@ -1017,6 +1023,51 @@ def _delivered_and_fit_times(runs) -> tuple[dict, dict, dict]:
     for path in paths.values():
         counts[path] = counts.get(path, 0) + 1
     return delivered, fit, counts
+
+
+def calibrated_direction(measure: Mapping) -> str | None:
+    """The direction a logged push/pull measurement's engine chose by calibrating
+    (``measure["direction_calibration"]["chosen"]``, logged by sweeps of this release:
+    :data:`autotune._engine.DIRECTION_CALIBRATION`), or None (no calibration logged)."""
+    cal = measure.get("direction_calibration") if isinstance(measure, Mapping) else None
+    chosen = cal.get("chosen") if isinstance(cal, Mapping) else None
+    return chosen if chosen in ("push", "push_pull") else None
+
+
+def _pool_push_twins(t: dict, t_fit: dict, calibrated, configs: Mapping[str, Mapping]) -> int:
+    """Give a push/pull config whose engine calibrated to push levels on this graph and its push twin
+    (the same config with ``direction="push"``) one time, the median of theirs, in the delivered
+    timings *t* and the fit timings *t_fit* (edited in place). Such a config ran its twin's launch
+    rounds (:meth:`autotune._engine.TraversalEngine._set_direction`), so, as for the one-launch
+    kernels (:func:`_pool_one_launch`), the spread between the two is measurement drift between their
+    turns in the sweep, not a difference between configs. *calibrated* holds ``(config_id, rounds,
+    chosen)`` per valid record that logged a calibration; a config counts as pushed when every record
+    of its most interleaved passes chose push. Returns how many push/pull configs were pooled."""
+    from .config import TraversalConfig
+
+    top: dict[str, int] = {}
+    for cid, rounds, _ in calibrated:
+        top[cid] = max(top.get(cid, 1), rounds)
+    choices: dict[str, set] = {}
+    for cid, rounds, chosen in calibrated:
+        if rounds == top[cid]:
+            choices.setdefault(cid, set()).add(chosen)
+    groups: dict[str, list[str]] = {}
+    for cid, chosen in choices.items():
+        if chosen != {"push"} or cid not in t:
+            continue
+        try:
+            twin = TraversalConfig.from_dict(configs[cid]).with_(direction="push")
+        except (TypeError, ValueError, KeyError):
+            continue
+        if twin.config_id in t:
+            groups.setdefault(twin.config_id, [twin.config_id]).append(cid)
+    for members in groups.values():
+        for times in (t, t_fit) if t_fit is not t else (t,):
+            pooled = float(np.median([times[c] for c in members]))
+            for c in members:
+                times[c] = pooled
+    return sum(len(m) - 1 for m in groups.values())
 
 
 def measure_rounds(measure: Mapping) -> int:

@@ -149,3 +149,45 @@ def test_measure_rounds(measure, expected):
     from autotune.model import measure_rounds
 
     assert measure_rounds(measure) == expected
+
+
+# ------------------------------------------------------------------ push/pull configs calibrated to push
+def _calibrated_sweep(chosen_a, ms_a=1.0, ms_twin=1.2, rounds_a=None):
+    """One graph: a push/pull config (its engine's logged calibration chose *chosen_a*), its push twin
+    and a third config, beside another graph; the training set, the graph's index and the three ids."""
+    from autotune.config import TraversalConfig
+
+    (a, b, c), other = _records()
+    pp = TraversalConfig(load_balance="binary_search", direction="push_pull", small_frontier="single_block",
+                         frontier_limit=2048)
+    twin = pp.with_(direction="push")
+    recs = []
+    for d, cfg, ms in ((a, pp, ms_a), (b, twin, ms_twin), (c, None, 3.0)):
+        d = copy.deepcopy(d)
+        if cfg is not None:
+            d["config"], d["config_id"] = cfg.to_dict(), cfg.config_id
+        r = _rec(d, ms, "single_block", rounds_a if cfg is pp else None)
+        if cfg is pp and chosen_a is not None:
+            r.measure["direction_calibration"] = {"sources": [0], "push_pull_ms": [1.0], "push_ms": [0.9],
+                                                  "chosen": chosen_a}
+        recs.append(r)
+    ts = build_training_set(recs + other, warn=False)
+    i = next(k for k, g in enumerate(ts.graphs) if g["fingerprint"] == recs[0].fingerprint)
+    return ts, i, [r.config_id for r in recs]
+
+
+def test_push_twins_pooled_where_the_calibration_chose_push():
+    """A push/pull config that ran its push twin's rounds (its engine calibrated to push) shares one
+    time with the twin, the median of theirs, delivered and fitted alike; the third config keeps its own."""
+    ts, i, (pp, twin, other) = _calibrated_sweep("push")
+    assert ts.times[i][pp] == ts.times[i][twin] == pytest.approx(1.1)
+    assert ts.times[i][other] == pytest.approx(3.0)
+    assert ts.fit_view().times[i][pp] == pytest.approx(1.1)
+    assert ts.graphs[i]["push_twins_pooled"] == 1
+
+
+@pytest.mark.parametrize("chosen", ["push_pull", None])
+def test_push_pull_kept_or_not_calibrated_keeps_its_time(chosen):
+    ts, i, (pp, twin, _) = _calibrated_sweep(chosen)
+    assert ts.times[i][pp] == pytest.approx(1.0) and ts.times[i][twin] == pytest.approx(1.2)
+    assert "push_twins_pooled" not in ts.graphs[i]
