@@ -117,7 +117,7 @@ __all__ = [
     "select_algorithm", "default_feature_names", "feature_names_v2", "choose_model_file", "gpu_tag", "gpu_arch",
     "GPU_ARCHITECTURES", "warn_once", "current_device_name", "regret_report", "CV_SECTIONS", "FOREST_MAX_FEATURES",
     "REGRET_TARGET_CAP", "CLI_ESTIMATORS", "cli_estimator", "ONE_LAUNCH_PATHS", "one_launch_path", "one_launch_summary",
-    "measure_rounds",
+    "measure_rounds", "calibrated_direction",
 ]
 
 #: The shipped model, relative to the repository root (or to the installed package).
@@ -1052,22 +1052,19 @@ def _pool_push_twins(t: dict, t_fit: dict, calibrated, configs: Mapping[str, Map
     for cid, rounds, chosen in calibrated:
         if rounds == top[cid]:
             choices.setdefault(cid, set()).add(chosen)
-    groups: dict[str, list[str]] = {}
+    twins: dict[str, str] = {}  # config -> its push twin: the groups _pool_one_launch pools
     for cid, chosen in choices.items():
         if chosen != {"push"} or cid not in t:
             continue
         try:
-            twin = TraversalConfig.from_dict(configs[cid]).with_(direction="push")
+            twin = TraversalConfig.from_dict(configs[cid]).with_(direction="push").config_id
         except (TypeError, ValueError, KeyError):
             continue
-        if twin.config_id in t:
-            groups.setdefault(twin.config_id, [twin.config_id]).append(cid)
-    for members in groups.values():
-        for times in (t, t_fit) if t_fit is not t else (t,):
-            pooled = float(np.median([times[c] for c in members]))
-            for c in members:
-                times[c] = pooled
-    return sum(len(m) - 1 for m in groups.values())
+        if twin in t:
+            twins[cid] = twins[twin] = twin
+    for times in (t, t_fit) if t_fit is not t else (t,):
+        _pool_one_launch(times, twins)
+    return sum(1 for c, twin in twins.items() if c != twin)
 
 
 def measure_rounds(measure: Mapping) -> int:
@@ -1114,8 +1111,8 @@ def one_launch_summary(ts: "TrainingSet") -> dict:
 
 def _pool_one_launch(t: dict, paths: Mapping[str, str]) -> dict:
     """Graph timings *t* (``config_id -> ms``) with the configs that ran the same one-launch kernel
-    (*paths*: ``config_id -> path`` from :func:`one_launch_path`) given one time, the median of
-    theirs. They ran the same code on the same graph, so their spread is measurement drift between
+    (*paths*: ``config_id -> path`` from :func:`one_launch_path`; any key naming code that several
+    configs ran alike, as :func:`_pool_push_twins` passes) given one time, the median of theirs. They ran the same code on the same graph, so their spread is measurement drift between
     the configs' turns in the sweep (on the H200 sweep's 21 graphs that every config runs with the
     whole-graph kernel, 3-45 % between the fastest and the slowest config), not a difference
     between configs; left unpooled it makes labels and regrets of noise and teaches the model

@@ -984,8 +984,8 @@ def sweep(graphs=None, configs="portfolio", out="logs/sweep.jsonl", *, n_sources
                     except Exception as exc:
                         trace = f"{exc.__class__.__name__}: {exc}"
                 notes = _engine_notes(getattr(runner, "engine", None)) if m.valid else None
-                if notes:
-                    trace = notes if trace is None else ({**trace, **notes} if isinstance(trace, dict) else trace)
+                if notes and not isinstance(trace, str):  # str: the level trace's error, logged as such
+                    trace = {**(trace or {}), **notes}
                 if rounds == 1 or not m.valid or isinstance(trace, str):  # str: the level trace's error
                     emit(cfg, m, trace)  # written at once; an invalid config is not timed again
                     bar.advance(1)
