@@ -94,6 +94,9 @@ WHOLE_GRAPH_PULL_SERIAL = 8
 #: Copy the graph's CSR into the kernel's shared memory where it fits beside the bitmaps and the
 #: queue (``"auto"``), so no level waits on a global load; ``"off"``: levels read it from global memory.
 WHOLE_GRAPH_STAGE = "auto"
+#: Copy a directed graph's in-edges into the kernel's shared memory too, for its pull levels, where
+#: they fit beside the staged CSR (``"auto"``); ``"off"``: pull levels read them from global memory.
+WHOLE_GRAPH_STAGE_IN = "auto"
 #: Threads of its one block.
 WHOLE_GRAPH_THREADS = 1024
 #: Run a whole BFS in one launch of one thread-block cluster (``kernels/cluster_graph.cu``: C blocks on
@@ -155,6 +158,25 @@ CLUSTER_PULL = "auto"
 #: 0.79-0.88x of push-only on random, R-MAT, power-law and Kronecker graphs of 4-6 edges per vertex,
 #: no faster on meshes and geometric graphs (4-10), 1.12x slower on road-usroads (2.6).
 CLUSTER_PULL_MIN_DEGREE = 3.5
+#: Serve the traversals of a whole-graph engine from a *resident* one-block kernel
+#: (``whole_graph_resident`` in ``kernels/whole_graph.cu``): ``"auto"`` (where the device maps pinned
+#: host memory): the first traversal launches it, it stages the CSR into its shared memory once and
+#: then answers each traversal's request from a mailbox in pinned host memory, so a traversal costs no
+#: launch, no staging and no stream wait (the host writes the request and spins on the answer word;
+#: README, "Small graphs"); ``"off"``: every traversal replays the one-kernel CUDA graph. The kernel
+#: holds one SM while it waits, and returns by itself :data:`RESIDENT_IDLE_US` after the last request
+#: (a later traversal launches it again), before another engine's launch rounds, cluster kernel or
+#: batch (:func:`release_resident`), and when its engine is collected.
+RESIDENT = "auto"
+#: Microseconds a resident kernel waits for the next request before it returns (its SM, and any
+#: ``cudaDeviceSynchronize`` of the process, wait at most this long after the last traversal).
+RESIDENT_IDLE_US = 1000.0
+#: Resident kernels alive at once (one SM each); past it the least recently used returns.
+RESIDENT_MAX = 4
+#: Seconds a traversal waits for the resident kernel's answer before it raises (a traversal of the
+#: whole-graph kernel's graphs takes well under a millisecond; the wait covers a GPU busy with other
+#: work before the kernel is scheduled).
+RESIDENT_TIMEOUT_S = 60.0
 #: Read the source and write the state back zero-copy (pinned host memory mapped into the device's
 #: address space) where the device supports it; off: a copy node each way.
 ZERO_COPY = True
@@ -167,6 +189,53 @@ def _ladder(k0: int) -> list[int]:
     below = [1 << i for i in range(1, 7) if (1 << i) < k0 - PRIME_FEWER_ROUNDS]
     above = [1 << i for i in range(1, 7) if k0 + PRIME_MORE_ROUNDS < (1 << i) <= min(4 * k0, MAX_GRAPH_ROUNDS)]
     return below + above
+
+
+#: Engines whose resident kernel may be running, least recently used first (id -> stopper).
+_RESIDENTS: dict = {}
+
+
+def release_resident(keep=None) -> None:
+    """Ask every running resident whole-graph kernel (:data:`RESIDENT`) but *keep*'s engine's to
+    return, and wait for them: before launches that need the whole GPU (launch rounds whose
+    persistent kernels wait for all their blocks, cluster kernels, batches) and before a
+    device-wide synchronize. Costs nothing when none runs."""
+    if not _RESIDENTS:
+        return
+    for key in list(_RESIDENTS):
+        if keep is None or key != id(keep):
+            stop = _RESIDENTS.pop(key, None)
+            if stop is not None:
+                stop()
+
+
+class _ResidentStopper:
+    """Stops one engine's resident kernel: writes the return request into its mailbox and waits for
+    its stream. Holds the mailbox, stream and counter (not the engine), so it also runs when the
+    engine is collected, before its buffers go back to the memory pool."""
+
+    def __init__(self, mailbox, stream):
+        self.mailbox, self.stream = mailbox, stream
+        self.seq = 0        # the last request written
+        self.live = False   # a launch may still be running
+
+    def __call__(self) -> None:
+        if not self.live:
+            return
+        self.live = False
+        self.seq = (self.seq + 1) & 0xFFFFFFFF
+        self.mailbox[0] = np.uint64((self.seq << 32) | 0xFFFFFFFF)
+        try:
+            self.stream.synchronize()
+        except Exception:  # a faulted context: nothing runs any more
+            pass
+
+
+def _drop_resident(key: int, stop: _ResidentStopper) -> None:
+    """An engine's finalizer: its resident kernel returns before its buffers are released."""
+    if _RESIDENTS.get(key) is stop:
+        del _RESIDENTS[key]
+    stop()
 
 
 @functools.lru_cache(maxsize=None)
@@ -323,11 +392,13 @@ def _free_device_bytes() -> int:
     return int(free) + int(cupy.get_default_memory_pool().free_bytes())
 
 
-def whole_graph_smem_bytes(n_vertices: int, n_edges: int = 0, pull: bool = False, staged: bool = False) -> int:
+def whole_graph_smem_bytes(n_vertices: int, n_edges: int = 0, pull: bool = False, staged: bool = False,
+                           staged_in: bool = False) -> int:
     """Dynamic shared memory (bytes) of the whole-graph kernel (``kernels/whole_graph.cu``): the
     visited bitmap (one bit per vertex), with *pull* levels a frontier bitmap too, one queue of 16-bit
     vertex ids, and with *staged* the CSR copied in (n + 1 32-bit row offsets, *n_edges* 16-bit column
-    ids); each part rounded up to 16 bytes."""
+    ids), and with *staged_in* a directed graph's in-edges the same way; each part rounded up to 16
+    bytes."""
     n, m = int(n_vertices), int(n_edges)
 
     def r4(words: int) -> int:
@@ -335,7 +406,7 @@ def whole_graph_smem_bytes(n_vertices: int, n_edges: int = 0, pull: bool = False
 
     words = r4((n + 31) // 32) * (2 if pull else 1) + r4((n + 1) // 2)
     if staged:
-        words += r4(n + 1) + r4((m + 1) // 2)
+        words += (r4(n + 1) + r4((m + 1) // 2)) * (2 if staged_in else 1)
     return 4 * words
 
 
@@ -775,6 +846,12 @@ class TraversalEngine:
         and ``whole_graph_pull``: with pull levels (:func:`whole_graph_pull`) the kernel gets the
         in-edges (built here for a directed graph whose config has none)."""
         self.whole_graph = self.whole_graph_staged = self.whole_graph_pull = False
+        #: A directed graph's in-edges are staged in shared memory too, for pull levels
+        #: (:data:`WHOLE_GRAPH_STAGE_IN`).
+        self.whole_graph_staged_in = False
+        #: Traversals are served by the resident one-block kernel (:data:`RESIDENT`).
+        self.resident = False
+        self._res = None
         self.cluster_size = 0
         self._cluster_pending = False
         #: The cluster kernel's calibration (``CLUSTER = "auto"``): ``{"sources", "rounds_ms",
@@ -793,12 +870,15 @@ class TraversalEngine:
         import cupy
 
         pull = whole_graph_pull(n, m)
-        staged = False
-        for staged in ((True, False) if WHOLE_GRAPH_STAGE == "auto" else (False,)):
+        choices = [(False, False)]
+        if WHOLE_GRAPH_STAGE == "auto":
+            choices[:0] = [(True, True), (True, False)] if pull and self.graph.directed and \
+                WHOLE_GRAPH_STAGE_IN == "auto" else [(True, False)]
+        for staged, staged_in in choices:
             k = get_kernel("whole_graph",
                            f"whole_graph_levels<{WHOLE_GRAPH_EPT}, {str(staged).lower()}, {OPERATORS[self.algorithm]}>",
                            self.algorithm, self.eid64)
-            smem = whole_graph_smem_bytes(n, m, pull=pull, staged=staged)
+            smem = whole_graph_smem_bytes(n, m, pull=pull, staged=staged, staged_in=staged_in)
             if smem + int(k.shared_size_bytes) <= optin:  # the kernel's static shared memory beside it
                 break
         else:
@@ -812,13 +892,125 @@ class TraversalEngine:
             self._wg_columns16[:m] = self.column_indices
             columns16 = self._wg_columns16
         pull_offsets, pull_indices = self._in_edges() if pull else (null, null)
+        in_columns16 = null
+        if staged_in:  # a directed graph's in-edge sources, the same way
+            self._wg_in_columns16 = cupy.zeros(((m + 1) // 2 + 3) // 4 * 8, dtype=cupy.uint16)
+            self._wg_in_columns16[:m] = pull_indices
+            in_columns16 = self._wg_in_columns16
         host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else null
         self._wg_kernel, self._wg_smem, self.whole_graph_staged, self.whole_graph_pull = k, smem, staged, pull
+        self.whole_graph_staged_in = staged_in
         self._wg_args = (self.row_offsets, self.column_indices, columns16, pull_offsets, pull_indices,
                          np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA),
                          np.int32(WHOLE_GRAPH_PULL_SERIAL), self.op_args, self.source_slot,
-                         self.state, host_state, self.params, self.level_sizes, self.level_info, self.level_time)
+                         self.state, host_state, self.params, self.level_sizes, self.level_info, self.level_time,
+                         in_columns16)
         self.whole_graph = True
+        self._setup_resident(optin)
+
+    def _setup_resident(self, optin: int) -> None:
+        """Prepare the resident form of the whole-graph kernel (:data:`RESIDENT`): its kernel (the
+        same traversal code, ``whole_graph_resident``), the mailbox (two 64-bit words of pinned host
+        memory the device reads and writes zero-copy), its own stream, and the finalizer that makes it
+        return before the engine's buffers are released. Sets ``resident`` (traversals are served by
+        the resident kernel)."""
+        import weakref
+
+        import cupy
+        import cupyx
+
+        self.resident = False
+        self._res = None
+        if RESIDENT != "auto" or not self.zero_copy:
+            return
+        staged = str(self.whole_graph_staged).lower()
+        k = get_kernel("whole_graph", f"whole_graph_resident<{WHOLE_GRAPH_EPT}, {staged}, {OPERATORS[self.algorithm]}>",
+                       self.algorithm, self.eid64)
+        smem = self._wg_smem
+        if smem + int(k.shared_size_bytes) > optin:
+            return
+        if smem + int(k.shared_size_bytes) > 48 * 1024:
+            k.max_dynamic_shared_size_bytes = smem
+        mailbox = cupyx.zeros_pinned((3,), dtype=np.uint64)
+        res_buf = self._result_buffer()
+        if res_buf is None or res_buf.nbytes % 8:
+            return
+        stop = _ResidentStopper(mailbox, cupy.cuda.Stream(non_blocking=True))
+        a = self._wg_args
+        # the launch's arguments but the last request answered and the idle wait (_launch_resident)
+        self._res_head = a[:9] + (np.uintp(mailbox.ctypes.data),)
+        self._res_tail = (res_buf, np.int32(res_buf.nbytes // 8)) + a[10:]
+        self._res_kernel, self._res, self._res_last = k, stop, 0.0
+        self._res_event = cupy.cuda.Event(block=False, disable_timing=True)
+        weakref.finalize(self, _drop_resident, id(self), stop)
+        self.resident = True
+
+    def _launch_resident(self, served: int) -> None:
+        """Launch the resident kernel on its stream; *served*: the request it must not answer (the
+        last one answered, or consumed by a return). At most :data:`RESIDENT_MAX` run at once: the
+        least recently launched of the others returns first."""
+        stop, key = self._res, id(self)
+        _RESIDENTS.pop(key, None)
+        while len(_RESIDENTS) >= RESIDENT_MAX:
+            _RESIDENTS.pop(next(iter(_RESIDENTS)))()
+        with stop.stream:
+            self._res_kernel((1,), (WHOLE_GRAPH_THREADS,),
+                             self._res_head + (np.uint32(served), np.int64(RESIDENT_IDLE_US * 1e3)) + self._res_tail,
+                             shared_mem=self._wg_smem)
+        self._res_event.record(stop.stream)
+        stop.live = True
+        _RESIDENTS[key] = stop
+
+    def _result_buffer(self):
+        """The operator's result arrays as one contiguous device buffer (BFS: distances and
+        predecessors), which the resident kernel copies into a caller's array; None if it has none."""
+        return None
+
+    def _traverse_resident(self, source: int, before_sync=None, out=None) -> int:
+        """One traversal served by the resident kernel (:data:`RESIDENT`): launched first when it is
+        not running (or may have returned: idle past half of :data:`RESIDENT_IDLE_US`), the request
+        written into the mailbox, a spin on the answer word (checking every 50 µs that the kernel has
+        not returned without reading the request, in which case it is launched again to answer it),
+        then *before_sync*'s work and its stream wait. *out* (a device array of the size of
+        :meth:`_result_buffer`, optional): the kernel copies the results into it before it answers.
+
+        Raises
+        ------
+        DeviceTimeoutError
+            No answer within :data:`RESIDENT_TIMEOUT_S` seconds.
+        """
+        stop = self._res
+        mb = stop.mailbox
+        now = time.perf_counter()
+        if not stop.live or (now - self._res_last) * 1e6 > 0.5 * RESIDENT_IDLE_US and self._res_event.done:
+            self._launch_resident(stop.seq)
+        seq = stop.seq = (stop.seq + 1) & 0xFFFFFFFF
+        mb[2] = np.uint64(0 if out is None else out.data.ptr)  # read after the request word
+        mb[0] = np.uint64((seq << 32) | source)
+        t0 = now
+        check = time.perf_counter() + 50e-6
+        while mb[1] != seq:
+            now = time.perf_counter()
+            if now < check:
+                continue
+            check = now + 50e-6
+            if self._res_event.done:  # returned (idle) before it read the request
+                if mb[1] == seq:
+                    break
+                self._launch_resident((seq - 1) & 0xFFFFFFFF)
+            elif now - t0 > RESIDENT_TIMEOUT_S:
+                from .errors import DeviceTimeoutError
+
+                raise DeviceTimeoutError(
+                    f"the resident whole-graph kernel of {self.graph.name!r} did not answer within "
+                    f"{RESIDENT_TIMEOUT_S:g} s (is the GPU busy with other work?); "
+                    f"autotune._engine.RESIDENT = 'off' replays a CUDA graph per traversal instead")
+        self._res_last = time.perf_counter()
+        if before_sync is not None:  # work behind the traversal (result copies), on the engine's stream
+            before_sync()
+            self.stream.synchronize()
+        st = self.last_state = np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
+        return int(st["level"])
 
     def _in_edges(self):
         """The in-edges (row offsets, column indices) of the one-launch kernels' pull levels: the
@@ -1361,7 +1553,7 @@ class TraversalEngine:
         level = int(st["level"])
         return int(st["ctr"][level % 3]) & self._count_mask == 0
 
-    def traverse(self, source: int, before_sync=None) -> int:
+    def traverse(self, source: int, before_sync=None, out=None) -> int:
         """Run one traversal from internal vertex *source*, leaving results in the device buffers.
 
         The launch sequence is the same for every source (the source is read from device memory),
@@ -1370,6 +1562,8 @@ class TraversalEngine:
         the 64-byte state is copied back inside the graph and the host waits once. Only when a
         traversal needs more rounds than its start graph holds does the host replay a continuation
         graph.
+        A whole-graph engine replays one kernel instead, or, when :attr:`resident`, writes the
+        request into the resident kernel's mailbox and spins on its answer (:data:`RESIDENT`).
         The first traversal of an engine launches round by round (batches of 2, 4, 8, ... rounds,
         one state read each), measures the rounds needed and captures the graphs the next
         traversals replay (:meth:`_prime_graph`); later traversals replay the start graph of the
@@ -1383,7 +1577,12 @@ class TraversalEngine:
         before_sync : callable, optional
             Called after the (last) launch and before the host waits, to enqueue more work on
             :attr:`stream` (e.g. result copies) that the same wait covers; called again when the
-            traversal needed more launches.
+            traversal needed more launches. On a resident engine (:attr:`resident`), called after
+            the answer, then the stream is waited for.
+        out : cupy.ndarray, optional
+            Resident engines only: a device array of the operator's result buffer's size and dtype
+            (BFS: int32, shape (2, n_vertices), distances then predecessors) that the kernel fills
+            before it answers; ignored otherwise.
 
         Returns
         -------
@@ -1409,8 +1608,13 @@ class TraversalEngine:
         if not self._built_synced:
             import cupy
 
+            release_resident(keep=self if self.resident else None)
             cupy.cuda.Device().synchronize()
             self._built_synced = True
+        if self.resident:
+            return self._traverse_resident(s, before_sync, out)
+        if _RESIDENTS:  # launch rounds and cluster kernels may need every SM
+            release_resident()
         if self._cluster_pending or self._direction_pending:  # once, before the first traversal
             self._calibrate()
         self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._engine import release_resident
 from .errors import ConfigError, VertexError
 
 __all__ = ["BatchConfig", "BatchBFSResult", "BatchBFSEngine", "run_batch", "closeness_centrality", "tune_batch",
@@ -289,6 +290,7 @@ class BatchBFSEngine:
         self._events = (cupy.cuda.Event(), cupy.cuda.Event())
         # the graph's arrays and the batch state were filled on the stream current while building,
         # which the non-blocking engine stream does not wait for
+        release_resident()  # (a resident whole-graph kernel would hold the synchronize up)
         cupy.cuda.Device().synchronize()
 
     @staticmethod
@@ -413,6 +415,8 @@ class BatchBFSEngine:
 
     def _run(self, src: np.ndarray, distances: bool, dist_bytes: int, progress):
         import cupy
+
+        release_resident()  # its cooperative launches need every SM
 
         n, k_total, width = self.n, len(src), self.config.width
         with self.stream:  # allocated and filled in the order of the batch's kernels

@@ -19,6 +19,7 @@ trip per iteration).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import time
 
 import numpy as np
 
@@ -94,7 +95,8 @@ class BFSResult(_LazyArrays):
         Per-level trace (frontier size, direction, path, virtual warp size, µs); empty unless the
         traversal ran with ``trace=True``.
     elapsed_ms : float
-        Device time of the whole traversal (CUDA events around it, host waits included), ms.
+        Device time of the whole traversal (CUDA events around it, host waits included), ms; on a
+        resident engine (``autotune._engine.RESIDENT``) the host's time from the request to the answer.
     edges_traversed : int
         Sum of out-degrees of the reached vertices (Graph500 TEPS numerator); computed on the
         device when first read.
@@ -193,6 +195,9 @@ class BFSEngine(TraversalEngine):
     def _ones_arrays(self) -> list:
         return [self._dist_pred]  # -1 = unreached
 
+    def _result_buffer(self):
+        return self._dist_pred
+
     def reached(self):
         return self.distances >= 0
 
@@ -208,13 +213,22 @@ class BFSEngine(TraversalEngine):
     def bfs(self, source: int, *, trace: bool = False) -> BFSResult:
         """Traverse from *source* and return a :class:`BFSResult`.
 
-        Its arrays are device copies made on the engine's stream (a few µs); a host graph's result
+        Its arrays are device copies made on the engine's stream (a few µs), or by the resident
+        kernel itself before it answers (:data:`autotune._engine.RESIDENT`); a host graph's result
         copies them to NumPy when first read. ``trace=True`` also reads the per-level trace back.
         """
-        out = []
-        n_levels, elapsed_ms = self.timed_traverse(source, lambda: out.append(self._copy(self._dist_pred)))
+        if self.resident:  # the resident kernel copies the results into the new array itself
+            import cupy
+
+            both = cupy.empty_like(self._dist_pred)
+            t0 = time.perf_counter()
+            n_levels = self.traverse(source, out=both)
+            elapsed_ms = (time.perf_counter() - t0) * 1e3
+        else:
+            out = []
+            n_levels, elapsed_ms = self.timed_traverse(source, lambda: out.append(self._copy(self._dist_pred)))
+            both = out[-1]
         levels = self.level_trace(n_levels) if trace else []
-        both = out[-1]
         return BFSResult(source=int(source), distances=both[0], predecessors=both[1], depth=max(0, n_levels - 1),
                          levels=levels, elapsed_ms=elapsed_ms, config=self.config, extra={"grid": self.grid},
                          out_degrees=self.out_degrees, host=not self.graph.on_device)

@@ -200,3 +200,9 @@ class DeviceFaultError(AutotuneError, RuntimeError):
     """The GPU context faulted (an illegal memory access, a launch failure): nothing more can run in
     this process. Raised by :func:`autotune.sweep.sweep` after it has logged the faulting graph ×
     config as invalid, so that a new process resumes the sweep past it."""
+
+
+class DeviceTimeoutError(AutotuneError, TimeoutError):
+    """The device did not answer a traversal in time (the resident whole-graph kernel,
+    ``autotune._engine.RESIDENT``): the GPU was busy with other work for longer than
+    ``autotune._engine.RESIDENT_TIMEOUT_S``. Nothing already computed is lost."""

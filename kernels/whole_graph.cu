@@ -17,9 +17,11 @@
 // from one end and the next from the other (the two are disjoint sets of vertices, so they never
 // overlap). Where the graph itself fits beside them (kStaged), the block first copies the CSR into
 // shared memory too (row offsets as 32-bit, column indices as 16-bit ids: 4 (n + 1) + 2 m bytes), so
-// no level waits on a global load. Shared memory: n / 8 + 2 n bytes (+ n / 8 for pull levels, + the
-// staged CSR), i.e. up to 65,536 vertices within the 227 KB a block may opt in to on an H100/H200
-// (the engine checks the device's limit and sizes it: autotune/_engine.py, whole_graph_layout).
+// no level waits on a global load; a directed graph's in-edges, which its pull levels read, are staged
+// the same way where they fit too. Shared memory: n / 8 + 2 n bytes (+ n / 8 for pull levels, + the
+// staged CSR and in-edges), i.e. up to 65,536 vertices within the 227 KB a block may opt in to on an
+// H100/H200 (the engine checks the device's limit and sizes it: autotune/_engine.py,
+// whole_graph_smem_bytes).
 //
 // Push levels map edges by the scan-based mapping of Busato & Bombieri, "Efficient load balancing
 // techniques for graph traversal applications on GPUs", section 3.2: a block-wide prefix-sum of up
@@ -129,16 +131,71 @@ __device__ __forceinline__ int at_wg_row(const WGCsr<kStaged>& g, const unsigned
 // n + 1 row offsets and the m 16-bit column ids. autotune/_engine.py (whole_graph_layout) mirrors it.
 __device__ __forceinline__ int at_wg_round4(int x) { return (x + 3) & ~3; }
 
+// The shared-memory parts of a traversal (the layout above) of a graph of n vertices.
+struct WGShared {
+    unsigned* bits;         // visited
+    unsigned* fbits;        // frontier (pull levels)
+    unsigned short* q;      // the two frontier queues
+    unsigned* off;          // staged row offsets
+    unsigned short* col;    // staged column ids
+    unsigned* in_off;       // staged in-edge offsets (a directed graph's pull levels)
+    unsigned short* in_col; // staged in-edge source ids
+    int wbits;              // words of a bitmap
+};
+__device__ __forceinline__ WGShared at_wg_layout(uint4* dyn, int n, long long m, bool can_pull) {
+    WGShared s;
+    s.wbits = at_wg_round4((n + 31) >> 5);
+    s.bits = reinterpret_cast<unsigned*>(dyn);
+    s.fbits = s.bits + s.wbits;
+    s.q = reinterpret_cast<unsigned short*>(s.fbits + (can_pull ? s.wbits : 0));
+    s.off = reinterpret_cast<unsigned*>(s.q) + at_wg_round4((n + 1) >> 1);
+    s.col = reinterpret_cast<unsigned short*>(s.off + at_wg_round4(n + 1));
+    s.in_off = reinterpret_cast<unsigned*>(s.col) + at_wg_round4((int)((m + 1) >> 1));
+    s.in_col = reinterpret_cast<unsigned short*>(s.in_off + at_wg_round4(n + 1));
+    return s;
+}
+
+// Copy a CSR into shared memory (32-bit offsets, the 16-bit ids as whole 16-byte words): every thread
+// its share, the caller's barrier publishes it.
+__device__ __forceinline__ void at_wg_stage(const eid_t* __restrict__ offsets, const uint4* __restrict__ ids16,
+                                            unsigned* s_off, unsigned short* s_ids, int n, long long m) {
+    const int tid = (int)threadIdx.x;
+    for (int i = tid; i <= n; i += AT_WG_THREADS) s_off[i] = (unsigned)offsets[i];
+    const int c4 = at_wg_round4((int)((m + 1) >> 1)) >> 2;
+    uint4* const s4 = reinterpret_cast<uint4*>(s_ids);
+    for (int i = tid; i < c4; i += AT_WG_THREADS) s4[i] = __ldg(ids16 + i);
+}
+
+// The CSR the levels read: staged into shared memory (kStaged) or the global arrays; a directed
+// graph's in-edges are staged too when the engine passes them as 16-bit ids (in_columns16).
+template <bool kStaged>
+__device__ __forceinline__ WGCsr<kStaged> at_wg_csr(const eid_t* __restrict__ row_offsets,
+                                                    const vid_t* __restrict__ column_indices,
+                                                    const uint4* __restrict__ columns16,
+                                                    const eid_t* __restrict__ pull_offsets,
+                                                    const uint4* __restrict__ in_columns16, const WGShared& s, int n,
+                                                    long long m) {
+    if constexpr (kStaged) {
+        at_wg_stage(row_offsets, columns16, s.off, s.col, n, m);
+        if (in_columns16 != nullptr) at_wg_stage(pull_offsets, in_columns16, s.in_off, s.in_col, n, m);
+        return WGCsr<true>{s.off, s.col};
+    } else {
+        return WGCsr<false>{row_offsets, column_indices};
+    }
+}
+
+// One whole traversal from `source` (read by thread 0 only) by the calling block: the per-vertex
+// reset, every level, the state (and its zero-copy read-back). The staged CSR (kStaged) is complete
+// or is being copied by this block's threads: the first barrier here publishes it.
 template <int EPT, bool kStaged, class Op>
-__global__ void __launch_bounds__(AT_WG_THREADS, 1)
-whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
-                   const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
-                   const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta, int pull_serial,
-                   const OpArgs* __restrict__ op, const vid_t* __restrict__ source_slot, BFSState* st,
-                   BFSState* host_state, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info,
-                   u64* level_time) {
-    static_assert(Op::kClaimOnce, "whole_graph_levels decides claims in a shared bitmap: claim-once operators only");
-    extern __shared__ uint4 s_dyn4[];
+__device__ __forceinline__ void at_wg_traverse(const WGCsr<kStaged>& g, const WGShared& sh,
+                                               const eid_t* __restrict__ row_offsets,
+                                               const eid_t* __restrict__ pull_offsets,
+                                               const vid_t* __restrict__ pull_indices, int pull_alpha,
+                                               int pull_beta, int pull_serial, const OpArgs* __restrict__ op,
+                                               vid_t source, BFSState* st, BFSState* host_state,
+                                               const BFSParams* __restrict__ prm, int* level_sizes,
+                                               int* level_info, u64* level_time, bool in_staged) {
     __shared__ eid_t s_prefix[AT_WG_THREADS];  // exclusive degree prefix of this round's vertices
     __shared__ eid_t s_beg[AT_WG_THREADS];     // their row starts
     __shared__ vid_t s_u[AT_WG_THREADS];       // their ids
@@ -147,30 +204,18 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
     const int n = prm->n_vertices;
     const long long m = prm->n_edges;
     const bool can_pull = pull_offsets != nullptr;
-    const int wbits = at_wg_round4((n + 31) >> 5);
-    unsigned* const s_bits = reinterpret_cast<unsigned*>(s_dyn4);  // visited
-    unsigned* const s_fbits = s_bits + wbits;                        // frontier (pull levels)
-    unsigned short* const s_q = reinterpret_cast<unsigned short*>(s_fbits + (can_pull ? wbits : 0));
-    unsigned* const s_off = reinterpret_cast<unsigned*>(s_q) + at_wg_round4((n + 1) >> 1);
-    unsigned short* const s_col = reinterpret_cast<unsigned short*>(s_off + at_wg_round4(n + 1));
+    const int wbits = sh.wbits;
+    unsigned* const s_bits = sh.bits;
+    unsigned* const s_fbits = sh.fbits;
+    unsigned short* const s_q = sh.q;
     const int tid = (int)threadIdx.x;
     const int lane = (int)at_lane_id();
     const typename Op::Ctx octx = Op::context(op);
 
-    // the source: a zero-copy read across the bus, issued first so it is in flight during the reset
-    const vid_t source = tid == 0 ? *(const volatile vid_t*)source_slot : 0;
-    WGCsr<kStaged> g;
-    if constexpr (kStaged) {  // the CSR into shared memory, beside the reset
-        for (int i = tid; i <= n; i += AT_WG_THREADS) s_off[i] = (unsigned)row_offsets[i];
-        const int c4 = at_wg_round4((int)((m + 1) >> 1)) >> 2;
-        uint4* const s_col4 = reinterpret_cast<uint4*>(s_col);
-        for (int i = tid; i < c4; i += AT_WG_THREADS) s_col4[i] = __ldg(columns16 + i);
-        g = WGCsr<true>{s_off, s_col};
-    } else {
-        g = WGCsr<false>{row_offsets, column_indices};
-    }
-    // pull levels read in-edges: the staged CSR when they are the same arrays (undirected graphs)
-    const bool pull_staged = kStaged && pull_offsets == row_offsets;
+    // pull levels read in-edges: the staged CSR when they are the same arrays (undirected graphs), or
+    // the staged in-edges (in_staged)
+    const bool pull_staged = kStaged && (pull_offsets == row_offsets || in_staged);
+    const WGCsr<true> gin{in_staged ? sh.in_off : sh.off, in_staged ? sh.in_col : sh.col};
     for (int i = tid; i < n; i += AT_WG_THREADS) Op::reset_vertex(octx, i);
     for (int i = tid; i < wbits; i += AT_WG_THREADS) s_bits[i] = 0u;
     __syncthreads();  // the resets (this block's own writes) before the source's state
@@ -232,11 +277,11 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                 vid_t vv[1] = {v};
                 eid_t e = 0, end = 0;
                 if (v < n && !at_wg_bit(s_bits, v)) {
-                    if (pull_staged) { e = g.row(v); end = g.row(v + 1); }
+                    if (pull_staged) { e = gin.row(v); end = gin.row(v + 1); }
                     else { e = __ldg(pull_offsets + v); end = __ldg(pull_offsets + v + 1); }
                     const eid_t stop = min(end, e + (eid_t)pull_serial);
                     for (; e < stop; ++e) {
-                        const vid_t u = pull_staged ? g.at(e) : __ldg(pull_indices + e);
+                        const vid_t u = pull_staged ? gin.at(e) : __ldg(pull_indices + e);
                         if (at_wg_bit(s_fbits, u)) {
                             atomicOr(s_bits + (v >> 5), 1u << (v & 31));  // only this warp claims v
                             Op::record_claim(octx, u, v, L);
@@ -259,7 +304,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
                     claim[0] = false;
                     vv[0] = vj;
                     if (x < total && !at_wg_bit(s_bits, vj)) {
-                        const vid_t u = pull_staged ? g.at(ej) : __ldg(pull_indices + ej);
+                        const vid_t u = pull_staged ? gin.at(ej) : __ldg(pull_indices + ej);
                         // lanes of this warp may tie on vj: the bitmap decides
                         if (at_wg_bit(s_fbits, u)) claim[0] = at_wg_claim<Op>(s_bits, octx, u, vj, L);
                     }
@@ -362,3 +407,97 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
 
     at_finish_state(st, host_state, L, explored);
 }
+
+template <int EPT, bool kStaged, class Op>
+__global__ void __launch_bounds__(AT_WG_THREADS, 1)
+whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
+                   const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
+                   const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta, int pull_serial,
+                   const OpArgs* __restrict__ op, const vid_t* __restrict__ source_slot, BFSState* st,
+                   BFSState* host_state, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info,
+                   u64* level_time, const uint4* __restrict__ in_columns16) {
+    static_assert(Op::kClaimOnce, "whole_graph_levels decides claims in a shared bitmap: claim-once operators only");
+    extern __shared__ uint4 s_dyn4[];
+    // the source: a zero-copy read across the bus, issued first so it is in flight during the staging
+    // and the reset
+    const vid_t source = threadIdx.x == 0 ? *(const volatile vid_t*)source_slot : 0;
+    const WGShared sh = at_wg_layout(s_dyn4, prm->n_vertices, prm->n_edges, pull_offsets != nullptr);
+    const WGCsr<kStaged> g = at_wg_csr<kStaged>(row_offsets, column_indices, columns16, pull_offsets, in_columns16,
+                                                sh, prm->n_vertices, prm->n_edges);
+    at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices, pull_alpha, pull_beta,
+                                     pull_serial, op, source, st, host_state, prm, level_sizes, level_info,
+                                     level_time, kStaged && in_columns16 != nullptr);
+}
+
+// The resident form: ONE launch serves many traversals. The block stages the CSR once, then waits
+// for requests in a mailbox of mapped (pinned) host memory and answers each with a whole traversal,
+// so a traversal costs no launch, no staging and no stream wait: the host writes the request word,
+// spins on the answer word (autotune/_engine.py, TraversalEngine._traverse_resident).
+//   mailbox[0]  request: (sequence number << 32) | source, written by the host in one 8-byte store;
+//               a source of 0xFFFFFFFF asks the kernel to return.
+//   mailbox[1]  answer: the sequence number of the last traversal finished, written after its
+//               distances, predecessors and state (zero-copy into host_state) are visible.
+//   mailbox[2]  where to copy the engine's result buffer (`result`, result_len 8-byte words: BFS's
+//               distances and predecessors) after the traversal, or 0: the caller's own array, so a
+//               result costs no copy launch and no second stream wait. Written before mailbox[0].
+// `served` is the sequence number already answered when the launch was made; the kernel returns by
+// itself once no request came for idle_ns nanoseconds (%globaltimer), so it never holds its SM (and a
+// device-wide synchronize) for longer than that after the last traversal.
+#define AT_WG_IDLE (-1LL)
+template <int EPT, bool kStaged, class Op>
+__global__ void __launch_bounds__(AT_WG_THREADS, 1)
+whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
+                     const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
+                     const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta, int pull_serial,
+                     const OpArgs* __restrict__ op, volatile unsigned long long* mailbox, unsigned served,
+                     long long idle_ns, const uint2* __restrict__ result, int result_len, BFSState* st,
+                     BFSState* host_state, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info,
+                     u64* level_time, const uint4* __restrict__ in_columns16) {
+    static_assert(Op::kClaimOnce, "whole_graph_resident decides claims in a shared bitmap: claim-once operators only");
+    extern __shared__ uint4 s_dyn4[];
+    __shared__ long long s_req;
+    __shared__ uint2* s_out;
+    const WGShared sh = at_wg_layout(s_dyn4, prm->n_vertices, prm->n_edges, pull_offsets != nullptr);
+    const WGCsr<kStaged> g = at_wg_csr<kStaged>(row_offsets, column_indices, columns16, pull_offsets, in_columns16,
+                                                sh, prm->n_vertices, prm->n_edges);
+    while (true) {
+        if (threadIdx.x == 0) {
+            const u64 t0 = at_globaltimer();
+            long long req;
+            while (true) {  // one read across the bus per step
+                req = (long long)mailbox[0];
+                if ((unsigned)((unsigned long long)req >> 32) != served) break;
+                if ((long long)(at_globaltimer() - t0) > idle_ns) {
+                    req = AT_WG_IDLE;
+                    break;
+                }
+            }
+            s_req = req;
+            s_out = req == AT_WG_IDLE ? nullptr : reinterpret_cast<uint2*>(mailbox[2]);  // written before [0]
+        }
+        __syncthreads();  // (also publishes the staged CSR before the first traversal)
+        const long long req = s_req;
+        if (req == AT_WG_IDLE) return;  // block-uniform
+        served = (unsigned)((unsigned long long)req >> 32);
+        const unsigned source = (unsigned)((unsigned long long)req & 0xFFFFFFFFull);
+        if (source == 0xFFFFFFFFu) return;  // asked to return
+        at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices, pull_alpha, pull_beta,
+                                         pull_serial, op, (vid_t)source, st, host_state, prm, level_sizes,
+                                         level_info, level_time, kStaged && in_columns16 != nullptr);
+        uint2* const out = s_out;
+        if (out != nullptr) {
+            __syncthreads();  // every claim recorded
+            for (int i = (int)threadIdx.x; i < result_len; i += AT_WG_THREADS) out[i] = result[i];
+        }
+        // every thread's results (distances, predecessors, trace) visible device-wide, the state's
+        // zero-copy words (threads 0-7) system-wide, and s_req read by all, before the answer
+        if (threadIdx.x < 8) __threadfence_system();
+        else __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence_system();
+            mailbox[1] = (unsigned long long)served;
+        }
+    }
+}
+

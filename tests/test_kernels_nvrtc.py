@@ -166,6 +166,9 @@ def test_whole_graph_kernel_budget():
     assert E.whole_graph_smem_bytes(1005, pull=True) == 4 * 64 + 4 * 504
     # email-Eu-core staged: + 1,006 offsets (1,008 words) + 24,929 16-bit ids (12,465 -> 12,468 words)
     assert E.whole_graph_smem_bytes(1005, 24929, pull=True, staged=True) == 4 * (64 + 504 + 1008 + 12468)
+    assert E.whole_graph_smem_bytes(1005, 24929, pull=True, staged=True, staged_in=True) == \
+        4 * (64 + 504 + 2 * (1008 + 12468))
+    assert E.whole_graph_smem_bytes(1005, 24929, pull=True, staged_in=True) == 4 * (64 + 504)  # only when staged
     assert E.whole_graph_smem_bytes(1 << 16) == (1 << 16) // 8 + (1 << 17)
     assert E.whole_graph_smem_bytes(1 << 16, pull=True) == (1 << 16) // 4 + (1 << 17)
     h200 = 232448  # cudaDevAttrMaxSharedMemoryPerBlockOptin of an H100/H200

@@ -238,24 +238,51 @@ def test_size_limits(n, any_size):
         assert not BFSEngine(from_edges(a, a + 1, n + 1, directed=False, xp=np), CONFIGS[0]).whole_graph
 
 
+@pytest.mark.parametrize("resident", [True, False])
 @pytest.mark.parametrize("zero_copy", [True, False])
 @pytest.mark.parametrize("graphs", [True, False])
-def test_copies_and_plain_launches(zero_copy, graphs, any_size, monkeypatch):
+def test_copies_and_plain_launches(zero_copy, graphs, resident, any_size, monkeypatch):
     """The source read and the state written zero-copy or with copies, replayed as a CUDA graph or
-    launched directly: the same exact results and state."""
+    launched directly, or served by the resident kernel (zero-copy only): the same exact results and
+    state."""
     from autotune.engine import BFSEngine
 
     monkeypatch.setattr(any_size, "ZERO_COPY", zero_copy)
     monkeypatch.setattr(any_size, "USE_CUDA_GRAPHS", graphs)
+    monkeypatch.setattr(any_size, "RESIDENT", "auto" if resident else "off")
     g, sources = ZOO["directed"]
     eng = BFSEngine(g, CONFIGS[0])
     assert eng.whole_graph and eng.zero_copy is (zero_copy and any_size.host_memory_mapped())
+    assert eng.resident is (resident and eng.zero_copy)
     for _ in range(2):
         for s in sources:
             res = eng.bfs(s)
             _check(g, s, res, {})
             assert eng.read_state().tobytes() == eng.last_state.tobytes()
-    assert (eng._wg_graph is not None) is graphs
+    assert (eng._wg_graph is not None) is (graphs and not eng.resident)
+
+
+@pytest.mark.parametrize("stage_in", ["auto", "off"])
+@pytest.mark.parametrize("resident", ["auto", "off"])
+@pytest.mark.parametrize("name", ["directed", "loops+dups", "kron13"])
+def test_in_edges_staged(name, stage_in, resident, any_size, monkeypatch):
+    """Pull levels of a directed graph reading its in-edges staged in shared memory (where they fit
+    beside the staged CSR) or from global memory; an undirected graph (kron13) reads its staged CSR:
+    every source exact, replayed or resident."""
+    from autotune.engine import BFSEngine
+
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", True)
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_STAGE_IN", stage_in)
+    monkeypatch.setattr(any_size, "RESIDENT", resident)
+    g, given = ZOO[name]
+    eng = BFSEngine(g, CONFIGS[1])
+    assert eng.whole_graph and eng.whole_graph_pull
+    want = stage_in == "auto" and g.directed and eng.whole_graph_staged
+    assert eng.whole_graph_staged_in is want
+    if want:
+        assert eng._wg_smem == any_size.whole_graph_smem_bytes(g.n_vertices, g.n_edges, pull=True, staged=True,
+                                                               staged_in=True)
+    _zoo_traversals(eng, g, given, "whole_graph", True)
 
 
 @pytest.mark.parametrize("name", ["kron13", "directed"])

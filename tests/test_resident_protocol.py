@@ -1,0 +1,137 @@
+"""CPU tests of the resident kernel's host protocol (autotune._engine: TraversalEngine._traverse_resident,
+release_resident, _ResidentStopper) with a stand-in for the device: a mailbox in plain host memory,
+an event and a launch that the test drives. The kernel itself is tested on the GPU
+(tests/test_resident_gpu.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autotune._engine as E
+from autotune.errors import DeviceTimeoutError
+
+
+class _Event:
+    def __init__(self, done=False):
+        self.done = done
+
+
+class _Stream:
+    def __init__(self):
+        self.syncs = 0
+
+    def synchronize(self):
+        self.syncs += 1
+
+
+class _Graph:
+    name = "stand-in"
+
+
+def _engine(done=False, answer_on_launch=True):
+    """A stand-in engine whose 'kernel' has returned (*done*: its event) or still runs without
+    answering; a launch answers the pending request (*answer_on_launch*)."""
+    eng = E.TraversalEngine.__new__(E.TraversalEngine)
+    mb = np.zeros(3, dtype=np.uint64)
+    eng._res = E._ResidentStopper(mb, _Stream())
+    eng._res.live = True
+    eng._res_event = _Event(done)
+    eng._res_last = 1e18  # just answered: no liveness query before the request
+    eng.stream = _Stream()
+    eng.graph = _Graph()
+    eng._state_host = np.zeros(E.STATE_DTYPE.itemsize, dtype=np.uint8)
+    eng.launches = []
+
+    def launch(served):
+        eng.launches.append(served)
+        eng._res.live = True
+        eng._res_event = _Event(False)
+        if answer_on_launch:  # the new launch reads the pending request and answers it
+            req = int(mb[0])
+            if req >> 32 != served:
+                mb[1] = np.uint64(req >> 32)
+                st = np.zeros((), dtype=E.STATE_DTYPE)
+                st["level"] = 3
+                eng._state_host[:] = np.frombuffer(st.tobytes(), dtype=np.uint8)
+
+    eng._launch_resident = launch
+    return eng, mb
+
+
+def test_relaunch_for_a_request_read_after_return():
+    """The kernel returned (idle) before it read the request: the spin sees its event done and no
+    answer, launches it again with the previous request as served, and the new launch answers."""
+    eng, mb = _engine(done=True)
+    eng._res.seq = 41
+    levels = eng._traverse_resident(5, None)
+    assert levels == 3
+    assert eng.launches == [41]  # served = the request before this one: the new launch answers it
+    assert int(mb[0]) == (42 << 32) | 5 and int(mb[1]) == 42 and eng._res.seq == 42
+
+
+def test_launch_first_when_not_running():
+    """Not running (returned when asked, or never launched): launched before the request is written,
+    served = the last request written (a pending return request is not answered)."""
+    eng, mb = _engine(done=True)
+    eng._res.live = False
+    eng._res.seq = 7
+    eng._launch_resident = lambda served: (eng.launches.append(served), mb.__setitem__(1, np.uint64(8)),
+                                           setattr(eng._res, "live", True))
+    eng._traverse_resident(0, None)
+    assert eng.launches == [7] and eng._res.seq == 8
+
+
+def test_before_sync_and_stream_wait():
+    """Work behind the traversal (result copies) is enqueued after the answer and waited for."""
+    eng, mb = _engine(done=True)
+    calls = []
+    eng._traverse_resident(1, lambda: calls.append(eng._res.seq))
+    assert calls == [1] and eng.stream.syncs == 1
+
+
+def test_timeout_raises_named_error(monkeypatch):
+    """No answer and the kernel still running: DeviceTimeoutError after RESIDENT_TIMEOUT_S, naming the
+    graph and the way out; the request stays written (nothing is lost)."""
+    monkeypatch.setattr(E, "RESIDENT_TIMEOUT_S", 0.01)
+    eng, mb = _engine(done=False, answer_on_launch=False)
+    with pytest.raises(DeviceTimeoutError, match="stand-in.*RESIDENT = 'off'"):
+        eng._traverse_resident(2, None)
+    assert int(mb[0]) >> 32 == 1 and eng.launches == []
+
+
+def test_release_resident_asks_each_kernel_to_return(monkeypatch):
+    """release_resident writes a return request (source 0xFFFFFFFF, the next sequence number) into
+    every live mailbox but *keep*'s and waits for its stream; a stopper not live does nothing."""
+    monkeypatch.setattr(E, "_RESIDENTS", {})
+    stops = []
+    for key in range(3):
+        st = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _Stream())
+        st.live, st.seq = True, 10 * key
+        E._RESIDENTS[key] = st
+        stops.append(st)
+
+    class Keep:
+        pass
+
+    keep = Keep()
+    E._RESIDENTS[id(keep)] = keep_stop = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _Stream())
+    keep_stop.live = True
+    E.release_resident(keep=keep)
+    assert list(E._RESIDENTS) == [id(keep)] and keep_stop.live and keep_stop.stream.syncs == 0
+    for key, st in enumerate(stops):
+        assert not st.live and st.stream.syncs == 1
+        assert int(st.mailbox[0]) == ((10 * key + 1) << 32) | 0xFFFFFFFF
+        st()  # not live: nothing more
+        assert st.stream.syncs == 1
+    E.release_resident()
+    assert not E._RESIDENTS and not keep_stop.live
+
+
+def test_finalizer_drops_only_its_own_entry(monkeypatch):
+    monkeypatch.setattr(E, "_RESIDENTS", {})
+    a = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _Stream())
+    b = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _Stream())
+    a.live = b.live = True
+    E._RESIDENTS[1] = b  # id 1 reused by a newer engine
+    E._drop_resident(1, a)
+    assert E._RESIDENTS == {1: b} and not a.live and b.live
