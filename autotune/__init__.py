@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 from .errors import (  # noqa: F401
     AutotuneError, ConfigError, DeviceMemoryError, EmptyGraphError, FileAccessError, GeneratorSpecError,
     GPUUnavailableError, GraphFileError, GraphFormatError, HostMemoryError, InvalidArgumentError, MissingFileError,
-    ModelError, TrainingDataError, ValidationError, VertexError,
+    DeviceTimeoutError, ModelError, TrainingDataError, ValidationError, VertexError,
 )
 from .graph import CSRGraph, from_edges, load_graph  # noqa: F401
 from .config import TraversalConfig  # noqa: F401
@@ -16,7 +16,8 @@ from ._backend import gpu_available  # noqa: F401
 # Tuning loop (imported lazily: scikit-learn and Optuna load only when used).
 _LAZY = {"run": "engine", "BFSEngine": "engine", "BFSResult": "engine", "tune": "search", "table2_rule": "table2", "retrain": "model", "load_model": "model", "sweep": "sweep",
          "SSSPEngine": "engine", "SSSPResult": "engine", "BatchConfig": "batched", "BatchBFSResult": "batched",
-         "run_batch": "batched", "closeness_centrality": "batched", "tune_batch": "batched"}
+         "run_batch": "batched", "closeness_centrality": "batched", "tune_batch": "batched",
+         "release_resident": "_engine"}
 
 
 def __getattr__(name):

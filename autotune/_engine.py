@@ -1076,6 +1076,7 @@ class TraversalEngine:
                     np.int32(WHOLE_GRAPH_PULL_SERIAL), self.op_args, self.source_slot, self.state, host_state,
                     self.params, self.level_sizes, self.level_info, self.level_time)
             try:  # a trial launch: a cluster the device cannot schedule fails here, not in a traversal
+                release_resident()  # (a resident kernel would hold the synchronize and the cluster's SMs)
                 cupy.cuda.Device().synchronize()  # the graph's arrays were built on other streams
                 self._source_host[0] = 0
                 with self.stream:

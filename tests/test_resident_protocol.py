@@ -135,3 +135,10 @@ def test_finalizer_drops_only_its_own_entry(monkeypatch):
     E._RESIDENTS[1] = b  # id 1 reused by a newer engine
     E._drop_resident(1, a)
     assert E._RESIDENTS == {1: b} and not a.live and b.live
+
+
+def test_public_names():
+    import autotune as at
+
+    assert at.release_resident is E.release_resident and at.DeviceTimeoutError is DeviceTimeoutError
+    assert issubclass(DeviceTimeoutError, at.AutotuneError) and issubclass(DeviceTimeoutError, TimeoutError)
