@@ -165,12 +165,23 @@ CLUSTER_PULL_MIN_DEGREE = 3.5
 #: launch, no staging and no stream wait (the host writes the request and spins on the answer word;
 #: README, "Small graphs"); ``"off"``: every traversal replays the one-kernel CUDA graph. The kernel
 #: holds one SM while it waits, and returns by itself :data:`RESIDENT_IDLE_US` after the last request
-#: (a later traversal launches it again), before another engine's launch rounds, cluster kernel or
-#: batch (:func:`release_resident`), and when its engine is collected.
+#: (a later traversal launches it again), before another engine's persistent-kernel launch rounds,
+#: cluster kernel or batch (:func:`release_resident`), and when its engine is collected. Measured on
+#: an H200 (README, "Small graphs"): 0.69-0.88x the replayed kernel's time per traversal.
 RESIDENT = "auto"
 #: Microseconds a resident kernel waits for the next request before it returns (its SM, and any
 #: ``cudaDeviceSynchronize`` of the process, wait at most this long after the last traversal).
 RESIDENT_IDLE_US = 1000.0
+#: The resident kernel's copy word: (request's sequence number mod 2**19) << 45 | (address >> 4)
+#: (``kernels/whole_graph.cu``, ``whole_graph_resident``).
+RESIDENT_TAG_SHIFT = 45
+RESIDENT_TAG_MASK = (1 << 19) - 1
+#: Past this many microseconds without a request the resident kernel sleeps RESIDENT_NAP_NS
+#: nanoseconds between its reads of the mailbox (0: reads without pause). Measured on an H200: a nap
+#: of 500-2,000 ns changed nothing for other engines' kernels and cost the resident engine 0.5-0.9 µs
+#: a traversal, so it is off.
+RESIDENT_BUSY_US = 50.0
+RESIDENT_NAP_NS = 0
 #: Resident kernels alive at once (one SM each); past it the least recently used returns.
 RESIDENT_MAX = 4
 #: Seconds a traversal waits for the resident kernel's answer before it raises (a traversal of the
@@ -197,9 +208,18 @@ _RESIDENTS: dict = {}
 
 def release_resident(keep=None) -> None:
     """Ask every running resident whole-graph kernel (:data:`RESIDENT`) but *keep*'s engine's to
-    return, and wait for them: before launches that need the whole GPU (launch rounds whose
-    persistent kernels wait for all their blocks, cluster kernels, batches) and before a
-    device-wide synchronize. Costs nothing when none runs."""
+    return, and wait for them (a few µs each).
+
+    autotune calls it before launches that need the whole GPU (launch rounds whose persistent kernels
+    wait for all their blocks, cluster kernels, batches) and before a device-wide synchronize; call it
+    before a cooperative kernel of your own. Costs nothing when none runs; an engine whose kernel
+    returned launches it again on its next traversal.
+
+    Parameters
+    ----------
+    keep : TraversalEngine, optional
+        The engine whose resident kernel keeps running.
+    """
     if not _RESIDENTS:
         return
     for key in list(_RESIDENTS):
@@ -224,6 +244,7 @@ class _ResidentStopper:
             return
         self.live = False
         self.seq = (self.seq + 1) & 0xFFFFFFFF
+        self.mailbox[1] = np.uint64((self.seq & RESIDENT_TAG_MASK) << RESIDENT_TAG_SHIFT)  # (no copy)
         self.mailbox[0] = np.uint64((self.seq << 32) | 0xFFFFFFFF)
         try:
             self.stream.synchronize()
@@ -662,6 +683,8 @@ class TraversalEngine:
         import cupyx
 
         self.graph = graph
+        self._res = None  # the resident kernel's stopper (_setup_resident)
+        self._last_state = None
         cfg = self.config = config
         if cfg.algorithm != self.algorithm:
             raise ValueError(f"{type(self).__name__} runs algorithm={self.algorithm!r}; the config has "
@@ -910,10 +933,10 @@ class TraversalEngine:
 
     def _setup_resident(self, optin: int) -> None:
         """Prepare the resident form of the whole-graph kernel (:data:`RESIDENT`): its kernel (the
-        same traversal code, ``whole_graph_resident``), the mailbox (two 64-bit words of pinned host
-        memory the device reads and writes zero-copy), its own stream, and the finalizer that makes it
-        return before the engine's buffers are released. Sets ``resident`` (traversals are served by
-        the resident kernel)."""
+        same traversal code, ``whole_graph_resident``), the mailbox (three 64-bit words of pinned host
+        memory the device reads and writes zero-copy: request, copy address, answer), its own stream,
+        and the finalizer that makes it return before the engine's buffers are released. Sets
+        ``resident`` (traversals are served by the resident kernel)."""
         import weakref
 
         import cupy
@@ -922,6 +945,9 @@ class TraversalEngine:
         self.resident = False
         self._res = None
         if RESIDENT != "auto" or not self.zero_copy:
+            return
+        res_buf = self._result_buffer()
+        if res_buf is None or res_buf.nbytes % 8:
             return
         staged = str(self.whole_graph_staged).lower()
         k = get_kernel("whole_graph", f"whole_graph_resident<{WHOLE_GRAPH_EPT}, {staged}, {OPERATORS[self.algorithm]}>",
@@ -932,14 +958,11 @@ class TraversalEngine:
         if smem + int(k.shared_size_bytes) > 48 * 1024:
             k.max_dynamic_shared_size_bytes = smem
         mailbox = cupyx.zeros_pinned((3,), dtype=np.uint64)
-        res_buf = self._result_buffer()
-        if res_buf is None or res_buf.nbytes % 8:
-            return
         stop = _ResidentStopper(mailbox, cupy.cuda.Stream(non_blocking=True))
-        a = self._wg_args
+        a = self._wg_args  # (the replayed kernel's: ..., op, source slot, state, host state, params, trace, in-edges)
         # the launch's arguments but the last request answered and the idle wait (_launch_resident)
         self._res_head = a[:9] + (np.uintp(mailbox.ctypes.data),)
-        self._res_tail = (res_buf, np.int32(res_buf.nbytes // 8)) + a[10:]
+        self._res_tail = (res_buf, np.int32(res_buf.nbytes // 8), a[10]) + a[12:]
         self._res_kernel, self._res, self._res_last = k, stop, 0.0
         self._res_event = cupy.cuda.Event(block=False, disable_timing=True)
         weakref.finalize(self, _drop_resident, id(self), stop)
@@ -955,7 +978,9 @@ class TraversalEngine:
             _RESIDENTS.pop(next(iter(_RESIDENTS)))()
         with stop.stream:
             self._res_kernel((1,), (WHOLE_GRAPH_THREADS,),
-                             self._res_head + (np.uint32(served), np.int64(RESIDENT_IDLE_US * 1e3)) + self._res_tail,
+                             self._res_head + (np.uint32(served), np.int64(RESIDENT_IDLE_US * 1e3),
+                                               np.int64(RESIDENT_BUSY_US * 1e3), np.int32(RESIDENT_NAP_NS))
+                             + self._res_tail,
                              shared_mem=self._wg_smem)
         self._res_event.record(stop.stream)
         stop.live = True
@@ -966,13 +991,55 @@ class TraversalEngine:
         predecessors), which the resident kernel copies into a caller's array; None if it has none."""
         return None
 
+    def _check_out(self, out) -> None:
+        """Raise :class:`~autotune.errors.InvalidArgumentError` unless *out* can receive
+        :meth:`_result_buffer` (a C-contiguous CuPy array of its shape and dtype)."""
+        from .errors import InvalidArgumentError
+
+        buf = self._result_buffer()
+        if buf is None:
+            raise InvalidArgumentError(f"{type(self).__name__} has no result buffer to copy into out")
+        if (type(out).__module__.split(".")[0] != "cupy" or getattr(out, "shape", None) != buf.shape
+                or getattr(out, "dtype", None) != buf.dtype or not out.flags.c_contiguous):
+            raise InvalidArgumentError(
+                f"out must be a C-contiguous cupy.ndarray of shape {buf.shape} and dtype {buf.dtype}; got "
+                f"{type(out).__name__} of shape {getattr(out, 'shape', None)} and dtype {getattr(out, 'dtype', None)}")
+
+    def _copy_out_before(self, out, before_sync):
+        """*before_sync* preceded by a copy of the result buffer into *out* on :attr:`stream`."""
+        def copy():
+            import cupy
+
+            buf = self._result_buffer()
+            cupy.cuda.runtime.memcpyAsync(out.data.ptr, buf.data.ptr, buf.nbytes,
+                                          cupy.cuda.runtime.memcpyDeviceToDevice, self.stream.ptr)
+            if before_sync is not None:
+                before_sync()
+        return copy
+
+    @property
+    def last_state(self):
+        """The state (``STATE_DTYPE``) the last traversal left: read back with it, or, after a
+        resident traversal (which answers with its level count only), copied from the device when
+        first asked for."""
+        st = self._last_state
+        if st is None and self._res is not None:
+            st = self._last_state = np.frombuffer(self.state.get().tobytes(), dtype=STATE_DTYPE)[0]
+        return st
+
+    @last_state.setter
+    def last_state(self, value) -> None:
+        self._last_state = value
+
     def _traverse_resident(self, source: int, before_sync=None, out=None) -> int:
         """One traversal served by the resident kernel (:data:`RESIDENT`): launched first when it is
         not running (or may have returned: idle past half of :data:`RESIDENT_IDLE_US`), the request
         written into the mailbox, a spin on the answer word (checking every 50 µs that the kernel has
         not returned without reading the request, in which case it is launched again to answer it),
-        then *before_sync*'s work and its stream wait. *out* (a device array of the size of
-        :meth:`_result_buffer`, optional): the kernel copies the results into it before it answers.
+        then *before_sync*'s work and its stream wait. *out* (a C-contiguous device array of the
+        size of :meth:`_result_buffer`, optional): the kernel copies the results into it before it
+        answers (an address it cannot encode, not 16-byte aligned: a copy on the stream after it).
+        Returns the number of levels (the answer's); :attr:`last_state` is read when asked for.
 
         Raises
         ------
@@ -985,17 +1052,19 @@ class TraversalEngine:
         if not stop.live or (now - self._res_last) * 1e6 > 0.5 * RESIDENT_IDLE_US and self._res_event.done:
             self._launch_resident(stop.seq)
         seq = stop.seq = (stop.seq + 1) & 0xFFFFFFFF
-        mb[2] = np.uint64(0 if out is None else out.data.ptr)  # read after the request word
-        mb[0] = np.uint64((seq << 32) | source)
+        addr = 0 if out is None else out.data.ptr
+        late = addr and (addr & 15 or addr >> (RESIDENT_TAG_SHIFT + 4))
+        mb[1] = np.uint64((seq & RESIDENT_TAG_MASK) << RESIDENT_TAG_SHIFT | (0 if late else addr >> 4))
+        mb[0] = np.uint64((seq << 32) | source)  # after the copy word (the kernel checks its tag)
         t0 = now
         check = time.perf_counter() + 50e-6
-        while mb[1] != seq:
+        while (int(mb[2]) & 0xFFFFFFFF) != seq:
             now = time.perf_counter()
             if now < check:
                 continue
             check = now + 50e-6
             if self._res_event.done:  # returned (idle) before it read the request
-                if mb[1] == seq:
+                if (int(mb[2]) & 0xFFFFFFFF) == seq:
                     break
                 self._launch_resident((seq - 1) & 0xFFFFFFFF)
             elif now - t0 > RESIDENT_TIMEOUT_S:
@@ -1006,11 +1075,18 @@ class TraversalEngine:
                     f"{RESIDENT_TIMEOUT_S:g} s (is the GPU busy with other work?); "
                     f"autotune._engine.RESIDENT = 'off' replays a CUDA graph per traversal instead")
         self._res_last = time.perf_counter()
-        if before_sync is not None:  # work behind the traversal (result copies), on the engine's stream
-            before_sync()
+        self._last_state = None
+        if late or before_sync is not None:  # work behind the traversal (result copies), on the engine's stream
+            if late:
+                import cupy
+
+                buf = self._result_buffer()
+                cupy.cuda.runtime.memcpyAsync(addr, buf.data.ptr, buf.nbytes, cupy.cuda.runtime.memcpyDeviceToDevice,
+                                              self.stream.ptr)
+            if before_sync is not None:
+                before_sync()
             self.stream.synchronize()
-        st = self.last_state = np.frombuffer(self._state_host.tobytes(), dtype=STATE_DTYPE)[0]
-        return int(st["level"])
+        return int(mb[2]) >> 32
 
     def _in_edges(self):
         """The in-edges (row offsets, column indices) of the one-launch kernels' pull levels: the
@@ -1581,9 +1657,10 @@ class TraversalEngine:
             traversal needed more launches. On a resident engine (:attr:`resident`), called after
             the answer, then the stream is waited for.
         out : cupy.ndarray, optional
-            Resident engines only: a device array of the operator's result buffer's size and dtype
-            (BFS: int32, shape (2, n_vertices), distances then predecessors) that the kernel fills
-            before it answers; ignored otherwise.
+            A C-contiguous device array of the shape and dtype of the operator's result buffer (BFS:
+            int32, shape (2, n_vertices), distances then predecessors) that receives the results: a
+            resident kernel fills it before it answers, other engines copy into it on :attr:`stream`
+            before the host's wait.
 
         Returns
         -------
@@ -1594,7 +1671,13 @@ class TraversalEngine:
         ------
         VertexError
             (a ``ValueError``) When *source* is not a vertex.
+        InvalidArgumentError
+            When *out* is not such an array (or the engine has no result buffer).
         """
+        if out is not None:
+            self._check_out(out)
+            if not self.resident:
+                before_sync = self._copy_out_before(out, before_sync)
         try:
             s = int(source)
         except (TypeError, ValueError):
@@ -1614,7 +1697,10 @@ class TraversalEngine:
             self._built_synced = True
         if self.resident:
             return self._traverse_resident(s, before_sync, out)
-        if _RESIDENTS:  # launch rounds and cluster kernels may need every SM
+        if _RESIDENTS and (self.small_frontier == "persistent" or self.cluster_size or self._cluster_pending):
+            # a persistent kernel's grid waits for all its blocks (one SM's worth of them would wait
+            # for a resident kernel to return), a cluster for 16 SMs of one GPC: residents return first.
+            # Other kernels share the GPU with them (asking costs a few µs).
             release_resident()
         if self._cluster_pending or self._direction_pending:  # once, before the first traversal
             self._calibrate()

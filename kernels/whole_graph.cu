@@ -185,10 +185,11 @@ __device__ __forceinline__ WGCsr<kStaged> at_wg_csr(const eid_t* __restrict__ ro
 }
 
 // One whole traversal from `source` (read by thread 0 only) by the calling block: the per-vertex
-// reset, every level, the state (and its zero-copy read-back). The staged CSR (kStaged) is complete
+// reset, every level, the state (and its zero-copy read-back where host_state is given); returns the
+// number of levels. The staged CSR (kStaged) is complete
 // or is being copied by this block's threads: the first barrier here publishes it.
 template <int EPT, bool kStaged, class Op>
-__device__ __forceinline__ void at_wg_traverse(const WGCsr<kStaged>& g, const WGShared& sh,
+__device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGShared& sh,
                                                const eid_t* __restrict__ row_offsets,
                                                const eid_t* __restrict__ pull_offsets,
                                                const vid_t* __restrict__ pull_indices, int pull_alpha,
@@ -406,6 +407,7 @@ __device__ __forceinline__ void at_wg_traverse(const WGCsr<kStaged>& g, const WG
     }
 
     at_finish_state(st, host_state, L, explored);
+    return L;
 }
 
 template <int EPT, bool kStaged, class Op>
@@ -431,28 +433,39 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
 
 // The resident form: ONE launch serves many traversals. The block stages the CSR once, then waits
 // for requests in a mailbox of mapped (pinned) host memory and answers each with a whole traversal,
-// so a traversal costs no launch, no staging and no stream wait: the host writes the request word,
-// spins on the answer word (autotune/_engine.py, TraversalEngine._traverse_resident).
-//   mailbox[0]  request: (sequence number << 32) | source, written by the host in one 8-byte store;
-//               a source of 0xFFFFFFFF asks the kernel to return.
-//   mailbox[1]  answer: the sequence number of the last traversal finished, written after its
-//               distances, predecessors and state (zero-copy into host_state) are visible.
-//   mailbox[2]  where to copy the engine's result buffer (`result`, result_len 8-byte words: BFS's
-//               distances and predecessors) after the traversal, or 0: the caller's own array, so a
-//               result costs no copy launch and no second stream wait. Written before mailbox[0].
-// `served` is the sequence number already answered when the launch was made; the kernel returns by
-// itself once no request came for idle_ns nanoseconds (%globaltimer), so it never holds its SM (and a
-// device-wide synchronize) for longer than that after the last traversal.
+// so a traversal costs no launch, no staging and no stream wait: the host writes the request, spins
+// on the answer (autotune/_engine.py, TraversalEngine._traverse_resident).
+//   mailbox[0]  request: (sequence number << 32) | source, written by the host in one 8-byte store
+//               after mailbox[1]; a source of 0xFFFFFFFF asks the kernel to return.
+//   mailbox[1]  where to copy the engine's result buffer (`result`, result_len 8-byte words: BFS's
+//               distances and predecessors) after the traversal: (tag << 45) | (address >> 4), tag =
+//               the request's sequence number mod 2^19, address 16-byte aligned or 0 for no copy. So a
+//               result lands in the caller's own array: no copy launch, no second stream wait.
+//   mailbox[2]  answer: (levels << 32) | sequence number of the traversal finished, written after its
+//               distances, predecessors, trace and state (in `st`, device memory) are visible.
+// Thread 0 reads words 0 and 1 in ONE 16-byte load across the bus (one round trip per poll, none
+// more once the request is seen); a load that saw a new request but the previous copy word (the two
+// host stores straddled it) fails the tag check and is read again. `served` is the sequence number
+// already answered when the launch was made; the kernel returns by itself once no request came for
+// idle_ns nanoseconds (%globaltimer), so it never holds its SM (and a device-wide synchronize) for
+// longer than that after the last traversal; past busy_ns without a request it sleeps nap_ns between
+// reads.
 #define AT_WG_IDLE (-1LL)
+#define AT_WG_TAG_SHIFT 45
+__device__ __forceinline__ void at_wg_poll(const volatile unsigned long long* p, unsigned long long& a,
+                                           unsigned long long& b) {
+    asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
 template <int EPT, bool kStaged, class Op>
 __global__ void __launch_bounds__(AT_WG_THREADS, 1)
 whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
                      const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
                      const vid_t* __restrict__ pull_indices, int pull_alpha, int pull_beta, int pull_serial,
                      const OpArgs* __restrict__ op, volatile unsigned long long* mailbox, unsigned served,
-                     long long idle_ns, const uint2* __restrict__ result, int result_len, BFSState* st,
-                     BFSState* host_state, const BFSParams* __restrict__ prm, int* level_sizes, int* level_info,
-                     u64* level_time, const uint4* __restrict__ in_columns16) {
+                     long long idle_ns, long long busy_ns, int nap_ns, const uint2* __restrict__ result,
+                     int result_len, BFSState* st,
+                     const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time,
+                     const uint4* __restrict__ in_columns16) {
     static_assert(Op::kClaimOnce, "whole_graph_resident decides claims in a shared bitmap: claim-once operators only");
     extern __shared__ uint4 s_dyn4[];
     __shared__ long long s_req;
@@ -463,17 +476,20 @@ whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restr
     while (true) {
         if (threadIdx.x == 0) {
             const u64 t0 = at_globaltimer();
-            long long req;
-            while (true) {  // one read across the bus per step
-                req = (long long)mailbox[0];
-                if ((unsigned)((unsigned long long)req >> 32) != served) break;
-                if ((long long)(at_globaltimer() - t0) > idle_ns) {
-                    req = AT_WG_IDLE;
+            unsigned long long req, copy;
+            while (true) {  // one 16-byte read across the bus per step
+                at_wg_poll(mailbox, req, copy);
+                const unsigned seq = (unsigned)(req >> 32);
+                if (seq != served && (unsigned)(copy >> AT_WG_TAG_SHIFT) == (seq & ((1u << 19) - 1u))) break;
+                const long long waited = (long long)(at_globaltimer() - t0);
+                if (waited > idle_ns) {
+                    req = (unsigned long long)AT_WG_IDLE;
                     break;
                 }
+                if (waited > busy_ns) __nanosleep(nap_ns);  // fewer reads across the bus while idle
             }
-            s_req = req;
-            s_out = req == AT_WG_IDLE ? nullptr : reinterpret_cast<uint2*>(mailbox[2]);  // written before [0]
+            s_req = (long long)req;
+            s_out = reinterpret_cast<uint2*>((copy & ((1ull << AT_WG_TAG_SHIFT) - 1ull)) << 4);
         }
         __syncthreads();  // (also publishes the staged CSR before the first traversal)
         const long long req = s_req;
@@ -481,23 +497,20 @@ whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restr
         served = (unsigned)((unsigned long long)req >> 32);
         const unsigned source = (unsigned)((unsigned long long)req & 0xFFFFFFFFull);
         if (source == 0xFFFFFFFFu) return;  // asked to return
-        at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices, pull_alpha, pull_beta,
-                                         pull_serial, op, (vid_t)source, st, host_state, prm, level_sizes,
-                                         level_info, level_time, kStaged && in_columns16 != nullptr);
+        const int levels = at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices,
+                                                            pull_alpha, pull_beta, pull_serial, op, (vid_t)source,
+                                                            st, nullptr, prm, level_sizes, level_info, level_time,
+                                                            kStaged && in_columns16 != nullptr);
         uint2* const out = s_out;
         if (out != nullptr) {
             __syncthreads();  // every claim recorded
             for (int i = (int)threadIdx.x; i < result_len; i += AT_WG_THREADS) out[i] = result[i];
         }
-        // every thread's results (distances, predecessors, trace) visible device-wide, the state's
-        // zero-copy words (threads 0-7) system-wide, and s_req read by all, before the answer
-        if (threadIdx.x < 8) __threadfence_system();
-        else __threadfence();
-        __syncthreads();
+        __threadfence();  // every thread's results (distances, predecessors, trace, state) device-wide ...
+        __syncthreads();  // ... and s_req, s_out read by all, before the answer
         if (threadIdx.x == 0) {
             __threadfence_system();
-            mailbox[1] = (unsigned long long)served;
+            mailbox[2] = ((unsigned long long)(unsigned)levels << 32) | (unsigned long long)served;
         }
     }
 }
-

@@ -92,6 +92,22 @@ def test_same_results_as_replayed(E, monkeypatch):
         out[:] = -7
         eng.traverse(s)
         assert int(out.max()) == -7
+        # an address the kernel's copy word cannot carry (4 bytes past 16-byte alignment): copied after
+        flat = cupy.full(2 * g.n_vertices + 1, -7, dtype=np.int32)
+        view = flat[1:].reshape(2, g.n_vertices)
+        assert view.data.ptr % 16
+        assert eng.traverse(s, out=view) == levels
+        np.testing.assert_array_equal(view.get(), eng._dist_pred.get())
+        # the replayed engine copies into out on its stream
+        out2 = cupy.full((2, g.n_vertices), -7, dtype=np.int32)
+        assert rep.traverse(s, out=out2) == levels
+        np.testing.assert_array_equal(out2.get()[0], eng._dist_pred.get()[0])  # (distances: parents may differ)
+        from autotune.errors import InvalidArgumentError
+
+        with pytest.raises(InvalidArgumentError, match="shape"):
+            eng.traverse(s, out=cupy.zeros((2, g.n_vertices - 1), dtype=np.int32))
+        with pytest.raises(InvalidArgumentError, match="dtype"):
+            rep.traverse(s, out=cupy.zeros((2, g.n_vertices), dtype=np.int64))
 
 
 def test_idle_return_and_relaunch(E, monkeypatch):
@@ -116,8 +132,9 @@ def test_idle_return_and_relaunch(E, monkeypatch):
 
 
 def test_released_before_launch_rounds(E, monkeypatch):
-    """Another engine's launch rounds (a persistent kernel that waits for all its blocks) ask the
-    resident kernel to return first; the resident engine launches it again on its next traversal."""
+    """Another engine's launch rounds with a persistent kernel (which waits for all its blocks) ask
+    the resident kernel to return first; the resident engine launches it again on its next traversal.
+    Launch rounds without one leave it running (and its answers exact)."""
     from autotune.engine import BFSEngine
 
     g, sources, eng = _engine(E, "grid")
@@ -132,6 +149,15 @@ def test_released_before_launch_rounds(E, monkeypatch):
     assert not eng._res.live and eng._res_event.done and not E._RESIDENTS
     _check(g, sources[1], eng.bfs(sources[1]), refs)
     assert eng._res.live
+    # launch rounds without a persistent kernel share the GPU with it
+    sb = BFSEngine(big, TraversalConfig(load_balance="binary_search", small_frontier="single_block",
+                                        frontier_limit=2048))
+    _check(big, bsrc[0], sb.bfs(bsrc[0]), refs)  # (its first traversal waits for the device once)
+    _check(g, sources[0], eng.bfs(sources[0]), refs)
+    assert eng._res.live
+    _check(big, bsrc[1], sb.bfs(bsrc[1]), refs)
+    assert eng._res.live and E._RESIDENTS.get(id(eng)) is eng._res
+    _check(g, sources[1], eng.bfs(sources[1]), refs)
 
 
 def test_at_most_resident_max(E, monkeypatch):

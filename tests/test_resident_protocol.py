@@ -39,20 +39,17 @@ def _engine(done=False, answer_on_launch=True):
     eng._res_last = 1e18  # just answered: no liveness query before the request
     eng.stream = _Stream()
     eng.graph = _Graph()
-    eng._state_host = np.zeros(E.STATE_DTYPE.itemsize, dtype=np.uint8)
+    eng._last_state = None
     eng.launches = []
 
     def launch(served):
         eng.launches.append(served)
         eng._res.live = True
         eng._res_event = _Event(False)
-        if answer_on_launch:  # the new launch reads the pending request and answers it
-            req = int(mb[0])
-            if req >> 32 != served:
-                mb[1] = np.uint64(req >> 32)
-                st = np.zeros((), dtype=E.STATE_DTYPE)
-                st["level"] = 3
-                eng._state_host[:] = np.frombuffer(st.tobytes(), dtype=np.uint8)
+        if answer_on_launch:  # the new launch reads the pending request and answers it (3 levels)
+            req, copy = int(mb[0]), int(mb[1])
+            if req >> 32 != served and copy >> E.RESIDENT_TAG_SHIFT == (req >> 32) & E.RESIDENT_TAG_MASK:
+                mb[2] = np.uint64(3 << 32 | req >> 32)
 
     eng._launch_resident = launch
     return eng, mb
@@ -66,7 +63,24 @@ def test_relaunch_for_a_request_read_after_return():
     levels = eng._traverse_resident(5, None)
     assert levels == 3
     assert eng.launches == [41]  # served = the request before this one: the new launch answers it
-    assert int(mb[0]) == (42 << 32) | 5 and int(mb[1]) == 42 and eng._res.seq == 42
+    assert int(mb[0]) == (42 << 32) | 5 and int(mb[2]) == (3 << 32) | 42 and eng._res.seq == 42
+    assert int(mb[1]) == 42 << E.RESIDENT_TAG_SHIFT  # no copy, tagged with the request
+
+
+def test_copy_word_encodes_the_address_and_tag():
+    """The caller's array address (16-byte aligned) rides in the copy word beside the request's tag;
+    an address the word cannot hold is copied on the stream after the answer instead."""
+    eng, mb = _engine(done=True)
+    eng._res.seq = (1 << 19) + 6  # the tag wraps at 2**19
+
+    class _Arr:
+        class data:
+            ptr = 0x7F12_3456_7890
+
+    eng._traverse_resident(9, None, out=_Arr)
+    seq = (1 << 19) + 7
+    assert int(mb[1]) == (7 << E.RESIDENT_TAG_SHIFT) | (0x7F12_3456_7890 >> 4)
+    assert int(mb[0]) == (seq << 32) | 9 and eng.stream.syncs == 0
 
 
 def test_launch_first_when_not_running():
@@ -75,7 +89,7 @@ def test_launch_first_when_not_running():
     eng, mb = _engine(done=True)
     eng._res.live = False
     eng._res.seq = 7
-    eng._launch_resident = lambda served: (eng.launches.append(served), mb.__setitem__(1, np.uint64(8)),
+    eng._launch_resident = lambda served: (eng.launches.append(served), mb.__setitem__(2, np.uint64(8)),
                                            setattr(eng._res, "live", True))
     eng._traverse_resident(0, None)
     assert eng.launches == [7] and eng._res.seq == 8
@@ -96,7 +110,7 @@ def test_timeout_raises_named_error(monkeypatch):
     eng, mb = _engine(done=False, answer_on_launch=False)
     with pytest.raises(DeviceTimeoutError, match="stand-in.*RESIDENT = 'off'"):
         eng._traverse_resident(2, None)
-    assert int(mb[0]) >> 32 == 1 and eng.launches == []
+    assert int(mb[0]) >> 32 == 1 and eng.launches == [] and int(mb[2]) == 0
 
 
 def test_release_resident_asks_each_kernel_to_return(monkeypatch):
@@ -121,6 +135,7 @@ def test_release_resident_asks_each_kernel_to_return(monkeypatch):
     for key, st in enumerate(stops):
         assert not st.live and st.stream.syncs == 1
         assert int(st.mailbox[0]) == ((10 * key + 1) << 32) | 0xFFFFFFFF
+        assert int(st.mailbox[1]) == (10 * key + 1) << E.RESIDENT_TAG_SHIFT
         st()  # not live: nothing more
         assert st.stream.syncs == 1
     E.release_resident()
@@ -142,3 +157,22 @@ def test_public_names():
 
     assert at.release_resident is E.release_resident and at.DeviceTimeoutError is DeviceTimeoutError
     assert issubclass(DeviceTimeoutError, at.AutotuneError) and issubclass(DeviceTimeoutError, TimeoutError)
+
+
+def test_out_must_fit_the_result_buffer():
+    """engine.traverse(out=...) rejects, before anything runs, an array that cannot receive the
+    result buffer: a NumPy array, or an engine without one."""
+    from autotune.errors import InvalidArgumentError
+
+    eng = E.TraversalEngine.__new__(E.TraversalEngine)
+    eng._res, eng.resident = None, False
+    with pytest.raises(InvalidArgumentError, match="no result buffer"):
+        eng.traverse(0, out=np.zeros((2, 4), dtype=np.int32))
+
+    class _Buf:
+        shape, dtype = (2, 4), np.dtype(np.int32)
+
+    eng._result_buffer = lambda: _Buf
+    with pytest.raises(InvalidArgumentError, match=r"C-contiguous cupy.ndarray of shape \(2, 4\) and dtype int32; "
+                                                   r"got ndarray of shape \(2, 4\)"):
+        eng.traverse(0, out=np.zeros((2, 4), dtype=np.int32))

@@ -9,7 +9,7 @@
 # the CPU reference, minutes on Kronecker scale 22); part "gap" is GAP's own "Average Time" over 16 trials from
 # sources GAP draws itself (-n 16; what the tables before the gap-fill model reported, there miscalled "best of
 # 16 trials"). One JSON line per graph and per GAP run.
-#   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER
+#   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER [--files-only]
 import glob, json, os, sys, time
 import numpy as np
 import cupy
@@ -21,8 +21,9 @@ from autotune.generators import generate
 from autotune.measure import GPURunner, measure, select_sources
 
 gap_dir, out, folder = sys.argv[1], open(sys.argv[2], "a"), sys.argv[3]
-graphs = sorted(glob.glob(os.path.join(folder, "*.gz"))) + ["kron:scale=22,edge_factor=16",
-                                                           "grid:rows=2048,cols=2048,drop=0.1"]
+graphs = sorted(glob.glob(os.path.join(folder, "*.gz")))
+if "--files-only" not in sys.argv[4:]:  # (--files-only: the folder's graphs, not the two generated ones)
+    graphs += ["kron:scale=22,edge_factor=16", "grid:rows=2048,cols=2048,drop=0.1"]
 for spec in graphs:
     g = generate(spec, xp=cupy) if not spec.endswith(".gz") else at.load_graph(spec)
     name = spec.split("/")[-1].split(".")[0] if spec.endswith(".gz") else spec

@@ -1,7 +1,9 @@
 # Before / after of the resident whole-graph kernel (autotune._engine.RESIDENT) and of the staged in-edges
 # (WHOLE_GRAPH_STAGE_IN), in one process: for every graph file of a folder that takes the one-block
 # whole-graph kernel, the fast path's pick built three times (MODES below), each an engine of its own; the
-# same 16 sources; a validating pass each (untimed), then 4 alternated passes of each, every call timed as
+# same 16 sources; a validating pass each (untimed), then 4 alternated passes of each (every resident kernel
+# returned after each pass: one alive slows another engine's replayed whole-graph kernel by ~8 us,
+# resident_neighbour_probe.py), every call timed as
 # graphs_vs_gap.py times it (CUDA events around engine.traverse, the host's wait included), median of the 64.
 # Then engine.bfs with the host copy of its distances (wall clock per call, median of 3 x 16), and a Python
 # loop of autotune.run over the same sources on the host graph (same), both ways.
@@ -53,6 +55,7 @@ for path in sorted(glob.glob(os.path.join(folder, "*.gz"))):
             m = measure(runners[mode], srcs, warmup=1)
             assert m.valid, m.error
             times[mode] += m.times_ms
+            E.release_resident()  # each mode alone on the GPU (a live resident kernel slows another's launches)
     calls = {k: [] for k in MODES}  # engine.bfs + the host copy, wall clock
     for rep in range(3):
         for mode in MODES:
@@ -61,6 +64,7 @@ for path in sorted(glob.glob(os.path.join(folder, "*.gz"))):
                 t0 = time.perf_counter()
                 d = eng.bfs(int(s)).distances
                 calls[mode].append((time.perf_counter() - t0) * 1e3)
+            E.release_resident()
     loop = {k: [] for k in MODES}
     for rep in range(3):
         for mode in MODES:
@@ -72,6 +76,8 @@ for path in sorted(glob.glob(os.path.join(folder, "*.gz"))):
                 res = at.run(g, pick, source=int(s))
                 _ = res.distances  # the host copy a user reads
                 loop[mode].append((time.perf_counter() - t0) * 1e3)
+            g._cache.pop("engine", None)
+            E.release_resident()
     setm("after")
     eng = runners["after"].engine
     rec = dict(graph=name, n_vertices=g.n_vertices, n_edges=g.n_edges, config=pick.label,
