@@ -1076,15 +1076,10 @@ class TraversalEngine:
                     f"autotune._engine.RESIDENT = 'off' replays a CUDA graph per traversal instead")
         self._res_last = time.perf_counter()
         self._last_state = None
-        if late or before_sync is not None:  # work behind the traversal (result copies), on the engine's stream
-            if late:
-                import cupy
-
-                buf = self._result_buffer()
-                cupy.cuda.runtime.memcpyAsync(addr, buf.data.ptr, buf.nbytes, cupy.cuda.runtime.memcpyDeviceToDevice,
-                                              self.stream.ptr)
-            if before_sync is not None:
-                before_sync()
+        if late:  # an address the copy word cannot carry: copied on the stream after the answer
+            before_sync = self._copy_out_before(out, before_sync)
+        if before_sync is not None:  # work behind the traversal (result copies), on the engine's stream
+            before_sync()
             self.stream.synchronize()
         return int(mb[2]) >> 32
 
@@ -1678,6 +1673,11 @@ class TraversalEngine:
             self._check_out(out)
             if not self.resident:
                 before_sync = self._copy_out_before(out, before_sync)
+        return self._traverse(source, before_sync, out)
+
+    def _traverse(self, source, before_sync=None, out=None) -> int:
+        """:meth:`traverse` with *out* taken as checked (and, off a resident engine, already wrapped
+        into *before_sync*): the engine's own callers pass arrays they made."""
         try:
             s = int(source)
         except (TypeError, ValueError):

@@ -222,7 +222,7 @@ class BFSEngine(TraversalEngine):
 
             both = cupy.empty_like(self._dist_pred)
             t0 = time.perf_counter()
-            n_levels = self.traverse(source, out=both)
+            n_levels = self._traverse(source, out=both)  # (its own array: no check)
             elapsed_ms = (time.perf_counter() - t0) * 1e3
         else:
             out = []

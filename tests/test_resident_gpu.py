@@ -14,6 +14,7 @@ import pytest
 from autotune.config import TraversalConfig
 
 from .test_engine_gpu import ZOO, _check
+from .test_whole_graph_gpu import _sources
 
 pytestmark = [pytest.mark.gpu, pytest.mark.whole_graph]
 
@@ -43,14 +44,6 @@ def _engine(E, name, cfg=CFG):
     return g, sources, eng
 
 
-def _all_sources(g, given):
-    deg = g.out_degrees(np)
-    extra = [g.n_vertices - 1, int(np.argmax(deg))]
-    if (deg == 0).any():
-        extra.append(int(np.flatnonzero(deg == 0)[0]))
-    return list(dict.fromkeys(list(given) + extra))
-
-
 @pytest.mark.parametrize("name", SMALL)
 def test_zoo_exact_resident(name, E):
     """Every zoo graph of the kernel's size, every source twice (traced and not) from ONE launch:
@@ -58,7 +51,7 @@ def test_zoo_exact_resident(name, E):
     g, given, eng = _engine(E, name)
     refs: dict = {}
     for _ in range(2):
-        for s in _all_sources(g, given):
+        for s in _sources(g, given):
             res = eng.bfs(s, trace=True)
             _check(g, s, res, refs)
             assert {lv.path for lv in res.levels} == {"whole_graph"}
