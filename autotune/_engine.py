@@ -158,22 +158,24 @@ CLUSTER_PULL = "auto"
 #: 0.79-0.88x of push-only on random, R-MAT, power-law and Kronecker graphs of 4-6 edges per vertex,
 #: no faster on meshes and geometric graphs (4-10), 1.12x slower on road-usroads (2.6).
 CLUSTER_PULL_MIN_DEGREE = 3.5
-#: Serve the traversals of a whole-graph engine from a *resident* one-block kernel
-#: (``whole_graph_resident`` in ``kernels/whole_graph.cu``): ``"auto"`` (where the device maps pinned
-#: host memory): the first traversal launches it, it stages the CSR into its shared memory once and
-#: then answers each traversal's request from a mailbox in pinned host memory, so a traversal costs no
-#: launch, no staging and no stream wait (the host writes the request and spins on the answer word;
-#: README, "Small graphs"); ``"off"``: every traversal replays the one-kernel CUDA graph. The kernel
-#: holds one SM while it waits, and returns by itself :data:`RESIDENT_IDLE_US` after the last request
-#: (a later traversal launches it again), before another engine's persistent-kernel launch rounds,
+#: Serve the traversals of a whole-graph engine from a *resident* kernel (``whole_graph_resident`` in
+#: ``kernels/whole_graph.cu``, one block; ``cluster_resident`` in ``kernels/cluster_graph.cu``, one
+#: thread-block cluster): ``"auto"`` (where the device maps pinned host memory): the first traversal
+#: launches it, it stages the CSR into its shared memory once and then answers each traversal's
+#: request from a mailbox in pinned host memory, so a traversal costs no launch, no staging and no
+#: stream wait (the host writes the request and spins on the answer word; README, "Small graphs");
+#: ``"off"``: every traversal replays the one-kernel CUDA graph. The kernel holds its SM (a cluster:
+#: its 16) while it waits, and returns by itself :data:`RESIDENT_IDLE_US` after the last request (a
+#: later traversal launches it again), before another engine's persistent-kernel launch rounds,
 #: cluster kernel or batch (:func:`release_resident`), and when its engine is collected. Measured on
-#: an H200 (README, "Small graphs"): 0.69-0.88x the replayed kernel's time per traversal.
+#: an H200 (README, "Small graphs"): 0.69-0.88x the replayed kernel's time per traversal; the cluster's
+#: 0.62-0.93x (README, "The cluster kernel, resident").
 RESIDENT = "auto"
 #: Microseconds a resident kernel waits for the next request before it returns (its SM, and any
 #: ``cudaDeviceSynchronize`` of the process, wait at most this long after the last traversal).
 RESIDENT_IDLE_US = 1000.0
 #: The resident kernel's copy word: (request's sequence number mod 2**19) << 45 | (address >> 4)
-#: (``kernels/whole_graph.cu``, ``whole_graph_resident``).
+#: (``kernels/block_scan.cuh``, ``at_res_wait``: AT_RES_TAG_SHIFT, AT_RES_TAG_MASK).
 RESIDENT_TAG_SHIFT = 45
 RESIDENT_TAG_MASK = (1 << 19) - 1
 #: Past this many microseconds without a request the resident kernel sleeps RESIDENT_NAP_NS
@@ -182,7 +184,7 @@ RESIDENT_TAG_MASK = (1 << 19) - 1
 #: a traversal, so it is off.
 RESIDENT_BUSY_US = 50.0
 RESIDENT_NAP_NS = 0
-#: Resident kernels alive at once (one SM each); past it the least recently used returns.
+#: Resident kernels alive at once (one SM each, a cluster's 16); past it the least recently used returns.
 RESIDENT_MAX = 4
 #: Seconds a traversal waits for the resident kernel's answer before it raises (a traversal of the
 #: whole-graph kernel's graphs takes well under a millisecond; the wait covers a GPU busy with other
@@ -933,10 +935,11 @@ class TraversalEngine:
 
     def _setup_resident(self, optin: int) -> None:
         """Prepare the resident form of the whole-graph kernel (:data:`RESIDENT`): its kernel (the
-        same traversal code, ``whole_graph_resident``), the mailbox (three 64-bit words of pinned host
-        memory the device reads and writes zero-copy: request, copy address, answer), its own stream,
-        and the finalizer that makes it return before the engine's buffers are released. Sets
-        ``resident`` (traversals are served by the resident kernel)."""
+        same traversal code: ``whole_graph_resident``, or ``cluster_resident`` when the engine runs the
+        cluster kernel), the mailbox (three 64-bit words of pinned host memory the device reads and
+        writes zero-copy: request, copy address, answer), its own stream, and the finalizer that makes
+        it return before the engine's buffers are released. Sets ``resident`` (traversals are served by
+        the resident kernel)."""
         import weakref
 
         import cupy
@@ -950,19 +953,33 @@ class TraversalEngine:
         if res_buf is None or res_buf.nbytes % 8:
             return
         staged = str(self.whole_graph_staged).lower()
-        k = get_kernel("whole_graph", f"whole_graph_resident<{WHOLE_GRAPH_EPT}, {staged}, {OPERATORS[self.algorithm]}>",
-                       self.algorithm, self.eid64)
+        a = self._wg_args
+        if self.cluster_size:
+            # cluster_levels' arguments: ..., op, source slot, state, host state, params, trace
+            k = get_kernel("cluster_graph", f"cluster_resident<{self.cluster_size}, {staged}, "
+                           f"{OPERATORS[self.algorithm]}>", self.algorithm, self.eid64)
+            n_head = 11
+        else:
+            # whole_graph_levels': ..., op, source slot, state, host state, params, trace, in-edges
+            k = get_kernel("whole_graph", f"whole_graph_resident<{WHOLE_GRAPH_EPT}, {staged}, "
+                           f"{OPERATORS[self.algorithm]}>", self.algorithm, self.eid64)
+            n_head = 9
         smem = self._wg_smem
         if smem + int(k.shared_size_bytes) > optin:
             return
-        if smem + int(k.shared_size_bytes) > 48 * 1024:
-            k.max_dynamic_shared_size_bytes = smem
+        try:
+            if smem + int(k.shared_size_bytes) > 48 * 1024:
+                k.max_dynamic_shared_size_bytes = smem
+            if self.cluster_size > 8:  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+                cupy.cuda.driver.funcSetAttribute(k.kernel.ptr, 14, 1)
+        except Exception:
+            return
         mailbox = cupyx.zeros_pinned((3,), dtype=np.uint64)
         stop = _ResidentStopper(mailbox, cupy.cuda.Stream(non_blocking=True))
-        a = self._wg_args  # (the replayed kernel's: ..., op, source slot, state, host state, params, trace, in-edges)
-        # the launch's arguments but the last request answered and the idle wait (_launch_resident)
-        self._res_head = a[:9] + (np.uintp(mailbox.ctypes.data),)
-        self._res_tail = (res_buf, np.int32(res_buf.nbytes // 8), a[10]) + a[12:]
+        # the launch's arguments but the last request answered and the idle wait (_launch_resident):
+        # the source slot and the host state give way to the mailbox, the result buffer and its length
+        self._res_head = a[:n_head] + (np.uintp(mailbox.ctypes.data),)
+        self._res_tail = (res_buf, np.int32(res_buf.nbytes // 8), a[n_head + 1]) + a[n_head + 3:]
         self._res_kernel, self._res, self._res_last = k, stop, 0.0
         self._res_event = cupy.cuda.Event(block=False, disable_timing=True)
         weakref.finalize(self, _drop_resident, id(self), stop)
@@ -971,13 +988,16 @@ class TraversalEngine:
     def _launch_resident(self, served: int) -> None:
         """Launch the resident kernel on its stream; *served*: the request it must not answer (the
         last one answered, or consumed by a return). At most :data:`RESIDENT_MAX` run at once: the
-        least recently launched of the others returns first."""
+        least recently launched of the others returns first; a cluster kernel (16 SMs of one GPC)
+        asks every other resident kernel to return first, as the cluster's replayed launch does."""
         stop, key = self._res, id(self)
         _RESIDENTS.pop(key, None)
+        if self.cluster_size:
+            release_resident(keep=self)
         while len(_RESIDENTS) >= RESIDENT_MAX:
             _RESIDENTS.pop(next(iter(_RESIDENTS)))()
         with stop.stream:
-            self._res_kernel((1,), (WHOLE_GRAPH_THREADS,),
+            self._res_kernel((self._wg_grid,), (WHOLE_GRAPH_THREADS,),
                              self._res_head + (np.uint32(served), np.int64(RESIDENT_IDLE_US * 1e3),
                                                np.int64(RESIDENT_BUSY_US * 1e3), np.int32(RESIDENT_NAP_NS))
                              + self._res_tail,
@@ -1159,8 +1179,9 @@ class TraversalEngine:
             self._wg_kernel, self._wg_smem, self._wg_args, self._wg_grid = k, smem, args, c
             self.whole_graph_staged, self.whole_graph_pull, self.cluster_size = staged, pull, c
             self.whole_graph = True
+            self._setup_resident(optin)
             if CLUSTER == "auto":  # measured against the launch rounds before the first traversal
-                self.whole_graph, self._cluster_pending = False, True
+                self.whole_graph, self.resident, self._cluster_pending = False, False, True
             return
 
     def _calibrate(self) -> None:
@@ -1261,10 +1282,13 @@ class TraversalEngine:
         (``CLUSTER = "auto"``; run once, before the engine's first traversal). Sources: the vertex of
         largest out-degree and :data:`CLUSTER_CALIBRATION_SOURCES` more (seeded, out-degree > 0); each path
         runs one untimed traversal (the launch rounds' first primes their CUDA graphs, the cluster's
-        captures its one-node graph), then each source twice, device time with CUDA events (the better
-        of the two). The cluster kernel is kept when its total is below :data:`CLUSTER_MARGIN` of the
-        rounds'; ``cluster_calibration`` records the times and the choice, ``cluster_size`` is 0 when
-        the rounds were kept. Both paths are exact, so the choice changes only the time."""
+        launches its resident kernel (:data:`RESIDENT`), or captures its one-node graph), then each
+        source twice, time with CUDA events around :meth:`traverse` (the better of the two; a resident
+        traversal's events enclose the request and the answer, the host's wait included). The cluster
+        kernel is kept when its total is below :data:`CLUSTER_MARGIN` of the rounds';
+        ``cluster_calibration`` records the times and the choice, ``cluster_size`` is 0 when the rounds
+        were kept (and the resident kernel has returned). Both paths are exact, so the choice changes
+        only the time."""
         import cupy
 
         self._cluster_pending = False
@@ -1277,13 +1301,17 @@ class TraversalEngine:
         times = {}
         for cluster in (False, True):
             self.whole_graph = cluster
+            self.resident = cluster and self._res is not None  # the cluster's resident form where it has one
             self.traverse(sources[0])
             times[cluster] = [min(timed(s), timed(s)) for s in sources]
         chosen = sum(times[True]) < CLUSTER_MARGIN * sum(times[False])
         self.whole_graph = chosen
         if not chosen:
+            if self._res is not None:  # its resident kernel returns now, and is not launched again
+                _drop_resident(id(self), self._res)
+                self._res = None
             self.cluster_size = 0
-            self.whole_graph_staged = self.whole_graph_pull = False
+            self.resident = self.whole_graph_staged = self.whole_graph_pull = False
         self.cluster_calibration = {"sources": sources, "rounds_ms": times[False], "cluster_ms": times[True],
                                     "chosen": chosen}
 
@@ -1704,6 +1732,8 @@ class TraversalEngine:
             release_resident()
         if self._cluster_pending or self._direction_pending:  # once, before the first traversal
             self._calibrate()
+            if self.resident:  # the cluster kernel kept, in its resident form (out: copied by before_sync)
+                return self._traverse_resident(s, before_sync)
         self._source_host[0] = s  # read by the graph's first node (a copy from this pinned word)
         if self.whole_graph:
             return self._traverse_whole(before_sync)

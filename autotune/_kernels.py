@@ -95,9 +95,10 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
                                               for e in WHOLE_GRAPH_EPT for st in _WP)}),
     # a whole BFS in one launch of one thread-block cluster (sm_90: the blocks' shared memories joined),
     # for graphs past the one-block kernel; 8 or 16 blocks, each block's CSR rows read from global
-    # memory or staged in its shared memory
+    # memory or staged in its shared memory; launched per traversal (levels) or once to serve many
+    # from a mailbox in pinned host memory (resident)
     "cluster_graph": KernelSource("cluster_graph", "cluster_graph.cu",
-                                  {"bfs": tuple(f"cluster_levels<{c}, {st}, BFSOp>"
+                                  {"bfs": tuple(f"cluster_{form}<{c}, {st}, BFSOp>" for form in ("levels", "resident")
                                                 for c in CLUSTER_SIZES for st in _WP)}),
     # (and in its block-balanced form for graphs with hubs; SSSP also in its in-place-expansion form,
     # TraversalConfig.inline_degree)

@@ -85,3 +85,50 @@ __device__ __forceinline__ void at_finish_state(BFSState* st, BFSState* host_sta
             reinterpret_cast<volatile u64*>(host_state)[threadIdx.x] = reinterpret_cast<const volatile u64*>(st)[threadIdx.x];
     }
 }
+
+// The resident kernels' mailbox (whole_graph.cu's whole_graph_resident, cluster_graph.cu's
+// cluster_resident; autotune/_engine.py, RESIDENT): three 64-bit words of pinned host memory the
+// device reads and writes zero-copy.
+//   mailbox[0]  request: (sequence number << 32) | source, written by the host in one 8-byte store
+//               after mailbox[1]; a source of 0xFFFFFFFF asks the kernel to return.
+//   mailbox[1]  where to copy the engine's result buffer after the traversal: (tag << AT_RES_TAG_SHIFT)
+//               | (address >> 4), tag = the request's sequence number & AT_RES_TAG_MASK, the address
+//               16-byte aligned or 0 for no copy.
+//   mailbox[2]  answer: (levels << 32) | sequence number of the traversal finished, written after its
+//               results, trace and state are visible.
+#define AT_RES_TAG_SHIFT 45
+#define AT_RES_TAG_MASK ((1u << 19) - 1u)
+#define AT_RES_RETURN 0xFFFFFFFFFFFFFFFFull  // at_res_wait's answer when no request came (source 0xFFFFFFFF)
+
+// One thread: wait for a request newer than `served`, reading words 0 and 1 in ONE 16-byte load across
+// the bus per step (a load that saw a new request but the previous copy word -- the two host stores
+// straddled it -- fails the tag check and is read again). Returns the request word, and the copy
+// address in `out` (nullptr: no copy); AT_RES_RETURN once no request came for idle_ns nanoseconds
+// (%globaltimer), so a resident kernel never holds its SMs (and a device-wide synchronize) longer than
+// that after the last traversal. Past busy_ns without a request it sleeps nap_ns between reads.
+__device__ __forceinline__ unsigned long long at_res_wait(const volatile unsigned long long* mailbox, unsigned served,
+                                                          long long idle_ns, long long busy_ns, int nap_ns,
+                                                          uint2*& out) {
+    const u64 t0 = at_globaltimer();
+    while (true) {
+        unsigned long long req, copy;
+        asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(req), "=l"(copy) : "l"(mailbox) : "memory");
+        const unsigned seq = (unsigned)(req >> 32);
+        if (seq != served && (unsigned)(copy >> AT_RES_TAG_SHIFT) == (seq & AT_RES_TAG_MASK)) {
+            out = reinterpret_cast<uint2*>((copy & ((1ull << AT_RES_TAG_SHIFT) - 1ull)) << 4);
+            return req;
+        }
+        const long long waited = (long long)(at_globaltimer() - t0);
+        if (waited > idle_ns) {
+            out = nullptr;
+            return AT_RES_RETURN;
+        }
+        if (waited > busy_ns) __nanosleep(nap_ns);  // fewer reads across the bus while idle
+    }
+}
+
+// One thread, after every thread's results are visible device-wide: the answer of traversal `served`.
+__device__ __forceinline__ void at_res_answer(volatile unsigned long long* mailbox, int levels, unsigned served) {
+    __threadfence_system();
+    mailbox[2] = ((unsigned long long)(unsigned)levels << 32) | (unsigned long long)served;
+}

@@ -178,22 +178,20 @@ __device__ __forceinline__ void at_cl_trace_out(int L0, int k, int trace_cap, co
 // 4; pull only), the word -> owner table (nw bytes), the queue (32 wmax 16-bit local ids), the parent
 // and the level of each vertex of the range (32 wmax each), then when staged the range's row offsets
 // (32 wmax + 1) and column ids (emax). autotune/_engine.py (cluster_smem_bytes) mirrors it.
-template <int C, bool kStaged, class Op>
-__global__ void AT_CL_DIMS(C) __launch_bounds__(AT_CL_THREADS, 1)
-cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
-               const eid_t* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,
-               const int* __restrict__ bounds, const unsigned char* __restrict__ owners, int wmax,
-               int pull_alpha, int pull_beta, int pull_serial, const OpArgs* __restrict__ op,
-               const vid_t* __restrict__ source_slot, BFSState* st, BFSState* host_state,
-               const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time
-#ifdef AT_CL_PHASES
-               , long long* phases  // per block: SM cycles of each phase of a level, summed (a probe build)
-#endif
-               ) {
+template <int C, bool kStaged, bool kResident, class Op>
+__device__ __forceinline__ void
+at_cl_run(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
+          const eid_t* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,
+          const int* __restrict__ bounds, const unsigned char* __restrict__ owners, int wmax,
+          int pull_alpha, int pull_beta, int pull_serial, const OpArgs* __restrict__ op,
+          const vid_t* __restrict__ source_slot, BFSState* st, BFSState* host_state,
+          const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time,
+          volatile unsigned long long* mailbox, unsigned served, long long idle_ns, long long busy_ns, int nap_ns,
+          const uint2* __restrict__ result, int result_len, long long* phases) {
 #ifdef AT_CL_SM90
 #ifdef AT_CL_PHASES
     long long ph[6] = {0, 0, 0, 0, 0, 0}, t_last = clock64();
-#define AT_CL_T(k) if (threadIdx.x == 0) { const long long t_ = clock64(); ph[k] += t_ - t_last; t_last = t_; }
+#define AT_CL_T(k) if (!kResident && threadIdx.x == 0) { const long long t_ = clock64(); ph[k] += t_ - t_last; t_last = t_; }
 #else
 #define AT_CL_T(k)
 #endif
@@ -210,6 +208,8 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
     __shared__ long long s_sum[2];     // the cluster's sums, for this block's threads
     __shared__ int s_tsize[32], s_tinfo[32];  // the trace of the last 32 levels (block 0), written out in batches
     __shared__ u64 s_ttime[32];
+    __shared__ unsigned long long s_req[2];   // resident: block 0's request and copy word; every block's copy
+    __shared__ unsigned long long s_mine[2];  // of them
     const int n = prm->n_vertices;
     const int trace_cap = prm->trace_cap;
     const long long m = prm->n_edges;
@@ -233,7 +233,7 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
     const typename Op::Ctx octx = Op::context(op);
 
     __shared__ vid_t s_source;
-    if (tid == 0) s_source = *(const volatile vid_t*)source_slot;  // zero-copy, in flight during the reset
+    if (!kResident && tid == 0) s_source = *(const volatile vid_t*)source_slot;  // zero-copy, in flight during the reset
     CLCsr<kStaged> g;
     const eid_t e0 = row_offsets[lo];
     if constexpr (kStaged) {  // this block's rows into its shared memory, beside the reset
@@ -260,287 +260,370 @@ cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ 
         g = CLCsr<false>{row_offsets + lo, column_indices};
     }
     const bool pull_staged = kStaged && pull_offsets == row_offsets;  // undirected: in-edges = out-edges
-    for (int i = tid; i < 4 * wmax; i += AT_CL_THREADS) s_bits[i] = 0u;  // visited and the ring
     for (int i = tid; i < nw; i += AT_CL_THREADS) s_own[i] = owners[i];
     if (tid <= C) s_wlo[tid] = bounds[tid] >> 5;
-    if (tid < 3) {
-        s_cnt[tid] = 0;
-        s_edges[tid] = 0;
-    }
-    __syncthreads();
-    const vid_t source = s_source;
-    const int src_owner = (int)s_own[source >> 5];
-    int qn = 0;  // this block's frontier (block-uniform)
-    if (src_owner == rank) {
-        if (tid == 0) {
-            const int sl = source - lo;
-            s_bits[sl >> 5] = 1u << (sl & 31);
-            s_nb[2 * wmax + (sl >> 5)] = 1u << (sl & 31);  // the frontier of level 0 is ring (0 + 2) % 3
-            s_q[0] = (unsigned short)sl;
-            s_dist[sl] = 0;
-            s_pred[sl] = source;
-        }
-        qn = 1;
-    }
-    if (rank == 0 && tid == 0) level_time[0] = at_globaltimer();
-    at_cl_sync();  // every block started and reset before any DSMEM access
-
-    int L = 0, fsize = 1;
-    bool pulling = false, after_pull = false;
-    long long explored = 0;  // out-edges of the push levels' frontiers (GAP's edges_to_check is m - explored)
-    while (true) {
-        unsigned* const nbL = s_nb + (L % 3) * wmax;  // claims of this level: the next frontier
-        // ring (L + 1) % 3 takes the next level's claims: last read during level L - 1 (as its frontier
-        // bitmap), written after this level's barrier, so cleared now; and this block's counters of the
-        // next level (last read by the other blocks before they arrived at level L - 1's barrier)
-        // (one warp: the per-level bookkeeping runs on as few warps as it can, since the block's 32 warps
-        // share 4 schedulers and every instruction they all run costs 8 issue slots of each)
-        if (tid < 32)
-            for (int i = lane; i < nwr; i += 32) s_nb[((L + 1) % 3) * wmax + i] = 0u;
-        if (tid == 0) {
-            s_cnt[(L + 1) % 3] = 0;
-            s_edges[(L + 1) % 3] = 0;
-        }
-        if (can_pull && !pulling && !after_pull && (long long)fsize * pull_beta >= (long long)n) {
-            // GAP's rule over the whole cluster: the frontier's out-edges against the unexplored ones
-            eid_t mine = 0;
-            for (int i = tid; i < qn; i += AT_CL_THREADS) {
-                const int ul = s_q[i];
-                mine += g.row(ul + 1) - g.row(ul);
+    while (true) {  // resident: one traversal per request; else one
+        if constexpr (kResident) {
+            // block 0 waits for the request; the others wait at the cluster barrier, then copy it (one DSMEM
+            // load each; block 0 writes s_req again only after this traversal's last barrier)
+            uint2* out = nullptr;
+            if (rank == 0 && tid == 0) {
+                s_req[0] = at_res_wait(mailbox, served, idle_ns, busy_ns, nap_ns, out);
+                s_req[1] = (unsigned long long)out;
             }
-            eid_t tot;
-            at_block_exclusive_scan(mine, tot, s_warp);
-            if (tid == 0) s_scout = (long long)tot;
+            __syncwarp();  // warp 0 whole again before the aligned cluster barrier
             at_cl_sync();
-            if (tid < 32) {
-                long long x = 0;
-                if (lane < C) x = lane == rank ? s_scout : at_cl_ld64(at_cl_map(at_cl_addr(&s_scout), lane));
-                x = at_warp_sum(x);
-                if (lane == 0) s_sum[0] = x;
+            if (tid == 0) {
+                s_mine[0] = rank == 0 ? s_req[0] : (unsigned long long)at_cl_ld64(at_cl_map(at_cl_addr(&s_req[0]), 0));
+                s_mine[1] = rank == 0 ? s_req[1] : (unsigned long long)at_cl_ld64(at_cl_map(at_cl_addr(&s_req[1]), 0));
+                s_source = (vid_t)(unsigned)(s_mine[0] & 0xFFFFFFFFull);
             }
-            __syncthreads();
-            pulling = s_sum[0] > (m - explored) / pull_alpha;
-            // s_scout is written again only after this level's barrier, which every reader passes after
-            // reading it
         }
-        after_pull = false;  // GAP: one push level after every pull phase
-        AT_CL_T(0)
-        int claims = 0;      // this warp's claims (lane 0's count is the one added)
-        if (pulling) {
-            // the whole frontier bitmap (ring (L + 2) % 3 of every block) into this block's shared memory
-            const unsigned* const fr = s_nb + ((L + 2) % 3) * wmax;
-            for (int j = tid; j < nw; j += AT_CL_THREADS) {
-                const int s = (int)s_own[j];
-                const int wl = j - s_wlo[s];
-                s_fb[j] = s == rank ? fr[wl] : at_cl_ld(at_cl_map(at_cl_addr(fr + wl), s));
+        for (int i = tid; i < 4 * wmax; i += AT_CL_THREADS) s_bits[i] = 0u;  // visited and the ring
+        if (tid < 3) {
+            s_cnt[tid] = 0;
+            s_edges[tid] = 0;
+        }
+        __syncthreads();
+        if constexpr (kResident) {
+            if ((unsigned)(s_mine[0] & 0xFFFFFFFFull) == 0xFFFFFFFFu) {  // asked to return, or idle (cluster-uniform)
+                at_cl_sync();  // no block exits while another may still read block 0's s_req
+                return;
             }
-            __syncthreads();
-            // every unvisited vertex of this block's range, a thread each (block-uniform rounds); a
-            // thread scans at most pull_serial in-edges alone, then the warp the rest 32 at a time
-            for (int base = 0; base < nr; base += AT_CL_THREADS) {
-                const int vl = base + tid;
-                const vid_t v = lo + vl;
-                bool claim = false;
-                eid_t e = 0, end = 0;
-                if (vl < nr && !((s_bits[vl >> 5] >> (vl & 31)) & 1u)) {
-                    if (pull_staged) {
-                        e = g.row(vl);
-                        end = g.row(vl + 1);
-                    } else {
-                        e = __ldg(pull_offsets + v);
-                        end = __ldg(pull_offsets + v + 1);
-                    }
-                    const eid_t stop = min(end, e + (eid_t)pull_serial);
-                    for (; e < stop; ++e) {
-                        const vid_t u = pull_staged ? g.at(e) : __ldg(pull_indices + e);
-                        if ((s_fb[u >> 5] >> (u & 31)) & 1u) {
-                            atomicOr(s_bits + (vl >> 5), 1u << (vl & 31));  // only this warp claims v
-                            s_pred[vl] = u;
-                            atomicOr(nbL + (vl >> 5), 1u << (vl & 31));
-                            claim = true;
-                            e = end;
-                            break;
-                        }
-                    }
+            served = (unsigned)(s_mine[0] >> 32);
+        }
+        const vid_t source = s_source;
+        const int src_owner = (int)s_own[source >> 5];
+        int qn = 0;  // this block's frontier (block-uniform)
+        if (src_owner == rank) {
+            if (tid == 0) {
+                const int sl = source - lo;
+                s_bits[sl >> 5] = 1u << (sl & 31);
+                s_nb[2 * wmax + (sl >> 5)] = 1u << (sl & 31);  // the frontier of level 0 is ring (0 + 2) % 3
+                s_q[0] = (unsigned short)sl;
+                s_dist[sl] = 0;
+                s_pred[sl] = source;
+            }
+            qn = 1;
+        }
+        if (rank == 0 && tid == 0) level_time[0] = at_globaltimer();
+        at_cl_sync();  // every block started and reset before any DSMEM access
+
+        int L = 0, fsize = 1;
+        bool pulling = false, after_pull = false;
+        long long explored = 0;  // out-edges of the push levels' frontiers (GAP's edges_to_check is m - explored)
+        while (true) {
+            unsigned* const nbL = s_nb + (L % 3) * wmax;  // claims of this level: the next frontier
+            // ring (L + 1) % 3 takes the next level's claims: last read during level L - 1 (as its frontier
+            // bitmap), written after this level's barrier, so cleared now; and this block's counters of the
+            // next level (last read by the other blocks before they arrived at level L - 1's barrier)
+            // (one warp: the per-level bookkeeping runs on as few warps as it can, since the block's 32 warps
+            // share 4 schedulers and every instruction they all run costs 8 issue slots of each)
+            if (tid < 32)
+                for (int i = lane; i < nwr; i += 32) s_nb[((L + 1) % 3) * wmax + i] = 0u;
+            if (tid == 0) {
+                s_cnt[(L + 1) % 3] = 0;
+                s_edges[(L + 1) % 3] = 0;
+            }
+            if (can_pull && !pulling && !after_pull && (long long)fsize * pull_beta >= (long long)n) {
+                // GAP's rule over the whole cluster: the frontier's out-edges against the unexplored ones
+                eid_t mine = 0;
+                for (int i = tid; i < qn; i += AT_CL_THREADS) {
+                    const int ul = s_q[i];
+                    mine += g.row(ul + 1) - g.row(ul);
                 }
-                claims += __popc(__ballot_sync(AT_FULL_MASK, claim));
-                const int rem = (int)(end - e);  // in-edges left of an unresolved vertex
-                const int incl = at_warp_inclusive_scan(rem);
-                const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
-                const int excl = incl - rem;
-                const int wbase = base + ((tid >> 5) << 5);
-                for (int x0 = 0; x0 < total; x0 += 32) {  // warp-uniform steps
-                    const int x = x0 + lane;
-                    const int j = at_warp_last_le(excl, x, 32);  // the lane whose remaining in-edges hold x
-                    const eid_t ej = __shfl_sync(AT_FULL_MASK, e, j) + (eid_t)(x - __shfl_sync(AT_FULL_MASK, excl, j));
-                    const int vjl = wbase + j;
-                    bool c = false;
-                    if (x < total && !((s_bits[vjl >> 5] >> (vjl & 31)) & 1u)) {
-                        const vid_t u = pull_staged ? g.at(ej) : __ldg(pull_indices + ej);
-                        if ((s_fb[u >> 5] >> (u & 31)) & 1u) {  // lanes may tie on v: the bitmap decides
-                            const unsigned bit = 1u << (vjl & 31);
-                            if ((atomicOr(s_bits + (vjl >> 5), bit) & bit) == 0u) {
-                                s_pred[vjl] = u;
-                                atomicOr(nbL + (vjl >> 5), bit);
-                                c = true;
+                eid_t tot;
+                at_block_exclusive_scan(mine, tot, s_warp);
+                if (tid == 0) s_scout = (long long)tot;
+                at_cl_sync();
+                if (tid < 32) {
+                    long long x = 0;
+                    if (lane < C) x = lane == rank ? s_scout : at_cl_ld64(at_cl_map(at_cl_addr(&s_scout), lane));
+                    x = at_warp_sum(x);
+                    if (lane == 0) s_sum[0] = x;
+                }
+                __syncthreads();
+                pulling = s_sum[0] > (m - explored) / pull_alpha;
+                // s_scout is written again only after this level's barrier, which every reader passes after
+                // reading it
+            }
+            after_pull = false;  // GAP: one push level after every pull phase
+            AT_CL_T(0)
+            int claims = 0;      // this warp's claims (lane 0's count is the one added)
+            if (pulling) {
+                // the whole frontier bitmap (ring (L + 2) % 3 of every block) into this block's shared memory
+                const unsigned* const fr = s_nb + ((L + 2) % 3) * wmax;
+                for (int j = tid; j < nw; j += AT_CL_THREADS) {
+                    const int s = (int)s_own[j];
+                    const int wl = j - s_wlo[s];
+                    s_fb[j] = s == rank ? fr[wl] : at_cl_ld(at_cl_map(at_cl_addr(fr + wl), s));
+                }
+                __syncthreads();
+                // every unvisited vertex of this block's range, a thread each (block-uniform rounds); a
+                // thread scans at most pull_serial in-edges alone, then the warp the rest 32 at a time
+                for (int base = 0; base < nr; base += AT_CL_THREADS) {
+                    const int vl = base + tid;
+                    const vid_t v = lo + vl;
+                    bool claim = false;
+                    eid_t e = 0, end = 0;
+                    if (vl < nr && !((s_bits[vl >> 5] >> (vl & 31)) & 1u)) {
+                        if (pull_staged) {
+                            e = g.row(vl);
+                            end = g.row(vl + 1);
+                        } else {
+                            e = __ldg(pull_offsets + v);
+                            end = __ldg(pull_offsets + v + 1);
+                        }
+                        const eid_t stop = min(end, e + (eid_t)pull_serial);
+                        for (; e < stop; ++e) {
+                            const vid_t u = pull_staged ? g.at(e) : __ldg(pull_indices + e);
+                            if ((s_fb[u >> 5] >> (u & 31)) & 1u) {
+                                atomicOr(s_bits + (vl >> 5), 1u << (vl & 31));  // only this warp claims v
+                                s_pred[vl] = u;
+                                atomicOr(nbL + (vl >> 5), 1u << (vl & 31));
+                                claim = true;
+                                e = end;
+                                break;
                             }
                         }
                     }
-                    claims += __popc(__ballot_sync(AT_FULL_MASK, c));
+                    claims += __popc(__ballot_sync(AT_FULL_MASK, claim));
+                    const int rem = (int)(end - e);  // in-edges left of an unresolved vertex
+                    const int incl = at_warp_inclusive_scan(rem);
+                    const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
+                    const int excl = incl - rem;
+                    const int wbase = base + ((tid >> 5) << 5);
+                    for (int x0 = 0; x0 < total; x0 += 32) {  // warp-uniform steps
+                        const int x = x0 + lane;
+                        const int j = at_warp_last_le(excl, x, 32);  // the lane whose remaining in-edges hold x
+                        const eid_t ej = __shfl_sync(AT_FULL_MASK, e, j) + (eid_t)(x - __shfl_sync(AT_FULL_MASK, excl, j));
+                        const int vjl = wbase + j;
+                        bool c = false;
+                        if (x < total && !((s_bits[vjl >> 5] >> (vjl & 31)) & 1u)) {
+                            const vid_t u = pull_staged ? g.at(ej) : __ldg(pull_indices + ej);
+                            if ((s_fb[u >> 5] >> (u & 31)) & 1u) {  // lanes may tie on v: the bitmap decides
+                                const unsigned bit = 1u << (vjl & 31);
+                                if ((atomicOr(s_bits + (vjl >> 5), bit) & bit) == 0u) {
+                                    s_pred[vjl] = u;
+                                    atomicOr(nbL + (vjl >> 5), bit);
+                                    c = true;
+                                }
+                            }
+                        }
+                        claims += __popc(__ballot_sync(AT_FULL_MASK, c));
+                    }
                 }
-            }
-        } else if (qn == 0) {
-            // nothing to expand here (most blocks, on levels of a few vertices): straight to the barrier
-        } else if (qn <= 32) {
-            // every warp scans the (at most 32) frontier vertices in registers: no block barrier
-            vid_t u = -1;
-            eid_t beg = 0;
-            int deg = 0;
-            if (lane < qn) {
-                const int ul = s_q[lane];
-                beg = g.row(ul);
-                deg = (int)(g.row(ul + 1) - beg);
-                u = lo + ul;
-            }
-            const int incl = at_warp_inclusive_scan(deg);
-            const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
-            const int excl = incl - deg;
-            const int per_warp = (total + AT_CL_THREADS - 1) / AT_CL_THREADS * 32;
-            const int wb = (tid >> 5) * per_warp;
-            const int we = min(wb + per_warp, total);
-            for (int e = wb + lane; e - lane < we; e += 32) {  // warp-uniform steps
-                const int j = at_warp_last_le(excl, e, qn);  // the lane j with excl_j <= e < excl_j + deg_j
-                const eid_t bj = __shfl_sync(AT_FULL_MASK, beg, j);
-                const int ej = __shfl_sync(AT_FULL_MASK, excl, j);
-                const vid_t uj = __shfl_sync(AT_FULL_MASK, u, j);
-                bool c = false;
-                if (e < we) c = at_cl_claim(s_bits, nbL, s_pred, s_own, s_wlo, rank, uj, g.at(bj + (eid_t)(e - ej)));
-                claims += __popc(__ballot_sync(AT_FULL_MASK, c));
-            }
-            if (tid == 0) s_edges[L % 3] = total;
-        } else {
-            eid_t edges = 0;
-            for (int base = 0; base < qn; base += AT_CL_THREADS) {  // block-uniform rounds
+            } else if (qn == 0) {
+                // nothing to expand here (most blocks, on levels of a few vertices): straight to the barrier
+            } else if (qn <= 32) {
+                // every warp scans the (at most 32) frontier vertices in registers: no block barrier
                 vid_t u = -1;
                 eid_t beg = 0;
                 int deg = 0;
-                if (base + tid < qn) {
-                    const int ul = s_q[base + tid];
+                if (lane < qn) {
+                    const int ul = s_q[lane];
                     beg = g.row(ul);
                     deg = (int)(g.row(ul + 1) - beg);
                     u = lo + ul;
                 }
-                eid_t total;
-                const eid_t excl = at_block_exclusive_scan((eid_t)deg, total, s_warp);
-                s_prefix[tid] = excl;
-                s_beg[tid] = beg;
-                s_u[tid] = u;
-                __syncthreads();
-                const int nv = min(AT_CL_THREADS, qn - base);
-                const eid_t per_warp = (total + AT_CL_THREADS - 1) / AT_CL_THREADS * 32;
-                const eid_t wb = (eid_t)(tid >> 5) * per_warp;
-                const eid_t we = min(wb + per_warp, total);
-                int j = -1;  // this lane's row (index into the round's arrays) of its last edge
-                for (eid_t e = wb + lane; e - lane < we; e += 32) {  // warp-uniform steps
+                const int incl = at_warp_inclusive_scan(deg);
+                const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
+                const int excl = incl - deg;
+                const int per_warp = (total + AT_CL_THREADS - 1) / AT_CL_THREADS * 32;
+                const int wb = (tid >> 5) * per_warp;
+                const int we = min(wb + per_warp, total);
+                for (int e = wb + lane; e - lane < we; e += 32) {  // warp-uniform steps
+                    const int j = at_warp_last_le(excl, e, qn);  // the lane j with excl_j <= e < excl_j + deg_j
+                    const eid_t bj = __shfl_sync(AT_FULL_MASK, beg, j);
+                    const int ej = __shfl_sync(AT_FULL_MASK, excl, j);
+                    const vid_t uj = __shfl_sync(AT_FULL_MASK, u, j);
                     bool c = false;
-                    if (e < we) {
-                        j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_sb_advance(s_prefix, nv, j, e);
-                        const vid_t v = g.at(s_beg[j] + (e - s_prefix[j]));
-                        c = at_cl_claim(s_bits, nbL, s_pred, s_own, s_wlo, rank, s_u[j], v);
-                    }
+                    if (e < we) c = at_cl_claim(s_bits, nbL, s_pred, s_own, s_wlo, rank, uj, g.at(bj + (eid_t)(e - ej)));
                     claims += __popc(__ballot_sync(AT_FULL_MASK, c));
                 }
-                edges += total;
-                __syncthreads();  // the round's shared arrays are rewritten by the next round
+                if (tid == 0) s_edges[L % 3] = total;
+            } else {
+                eid_t edges = 0;
+                for (int base = 0; base < qn; base += AT_CL_THREADS) {  // block-uniform rounds
+                    vid_t u = -1;
+                    eid_t beg = 0;
+                    int deg = 0;
+                    if (base + tid < qn) {
+                        const int ul = s_q[base + tid];
+                        beg = g.row(ul);
+                        deg = (int)(g.row(ul + 1) - beg);
+                        u = lo + ul;
+                    }
+                    eid_t total;
+                    const eid_t excl = at_block_exclusive_scan((eid_t)deg, total, s_warp);
+                    s_prefix[tid] = excl;
+                    s_beg[tid] = beg;
+                    s_u[tid] = u;
+                    __syncthreads();
+                    const int nv = min(AT_CL_THREADS, qn - base);
+                    const eid_t per_warp = (total + AT_CL_THREADS - 1) / AT_CL_THREADS * 32;
+                    const eid_t wb = (eid_t)(tid >> 5) * per_warp;
+                    const eid_t we = min(wb + per_warp, total);
+                    int j = -1;  // this lane's row (index into the round's arrays) of its last edge
+                    for (eid_t e = wb + lane; e - lane < we; e += 32) {  // warp-uniform steps
+                        bool c = false;
+                        if (e < we) {
+                            j = j < 0 ? at_sb_last_le(s_prefix, nv, e) : at_sb_advance(s_prefix, nv, j, e);
+                            const vid_t v = g.at(s_beg[j] + (e - s_prefix[j]));
+                            c = at_cl_claim(s_bits, nbL, s_pred, s_own, s_wlo, rank, s_u[j], v);
+                        }
+                        claims += __popc(__ballot_sync(AT_FULL_MASK, c));
+                    }
+                    edges += total;
+                    __syncthreads();  // the round's shared arrays are rewritten by the next round
+                }
+                if (tid == 0) s_edges[L % 3] = (int)edges;
             }
-            if (tid == 0) s_edges[L % 3] = (int)edges;
-        }
-        AT_CL_T(1)
-        if (lane == 0 && claims != 0) atomicAdd(&s_cnt[L % 3], claims);
-        at_cl_sync();  // the level's claims (bits, ring, parents, counts) are complete
-        AT_CL_T(2)
-        if (tid < 32) {  // one warp: the cluster's claims and push edges of level L
-            int c = 0, ed = 0;
-            if (lane < C) {
-                if (lane == rank) {
-                    c = s_cnt[L % 3];
-                    ed = s_edges[L % 3];
-                } else {
-                    c = (int)at_cl_ld(at_cl_map(at_cl_addr(&s_cnt[L % 3]), lane));
-                    ed = (int)at_cl_ld(at_cl_map(at_cl_addr(&s_edges[L % 3]), lane));
+            AT_CL_T(1)
+            if (lane == 0 && claims != 0) atomicAdd(&s_cnt[L % 3], claims);
+            at_cl_sync();  // the level's claims (bits, ring, parents, counts) are complete
+            AT_CL_T(2)
+            if (tid < 32) {  // one warp: the cluster's claims and push edges of level L
+                int c = 0, ed = 0;
+                if (lane < C) {
+                    if (lane == rank) {
+                        c = s_cnt[L % 3];
+                        ed = s_edges[L % 3];
+                    } else {
+                        c = (int)at_cl_ld(at_cl_map(at_cl_addr(&s_cnt[L % 3]), lane));
+                        ed = (int)at_cl_ld(at_cl_map(at_cl_addr(&s_edges[L % 3]), lane));
+                    }
+                }
+                c = __reduce_add_sync(AT_FULL_MASK, c);
+                ed = __reduce_add_sync(AT_FULL_MASK, ed);
+                if (lane == 0) {
+                    s_sum[0] = c;
+                    s_sum[1] = ed;
                 }
             }
-            c = __reduce_add_sync(AT_FULL_MASK, c);
-            ed = __reduce_add_sync(AT_FULL_MASK, ed);
-            if (lane == 0) {
-                s_sum[0] = c;
-                s_sum[1] = ed;
+            AT_CL_T(3)
+            // this block's next queue: its ring words of level L, in order (a block-wide scan of popcounts:
+            // one warp alone, measured, let the busiest block fall behind the others at the next barrier),
+            // and the level of each vertex claimed
+            int qnext = 0;
+            for (int base = 0; base < nwr; base += AT_CL_THREADS) {  // block-uniform rounds
+                const int i = base + tid;
+                const unsigned x = i < nwr ? nbL[i] : 0u;
+                eid_t tot;
+                const eid_t pos = at_block_exclusive_scan((eid_t)__popc(x), tot, s_warp);
+                unsigned y = x;
+                int p = qnext + (int)pos;
+                while (y != 0u) {
+                    const int vl = i * 32 + __ffs(y) - 1;
+                    s_q[p++] = (unsigned short)vl;
+                    s_dist[vl] = L + 1;
+                    y &= y - 1u;
+                }
+                qnext += (int)tot;
+                __syncthreads();  // s_warp is reused by the next round's scan
             }
-        }
-        AT_CL_T(3)
-        // this block's next queue: its ring words of level L, in order (a block-wide scan of popcounts:
-        // one warp alone, measured, let the busiest block fall behind the others at the next barrier),
-        // and the level of each vertex claimed
-        int qnext = 0;
-        for (int base = 0; base < nwr; base += AT_CL_THREADS) {  // block-uniform rounds
-            const int i = base + tid;
-            const unsigned x = i < nwr ? nbL[i] : 0u;
-            eid_t tot;
-            const eid_t pos = at_block_exclusive_scan((eid_t)__popc(x), tot, s_warp);
-            unsigned y = x;
-            int p = qnext + (int)pos;
-            while (y != 0u) {
-                const int vl = i * 32 + __ffs(y) - 1;
-                s_q[p++] = (unsigned short)vl;
-                s_dist[vl] = L + 1;
-                y &= y - 1u;
+            __syncthreads();  // (no round ran when this block owns no vertex) the sums and the queue are complete
+            AT_CL_T(4)
+            const int next = (int)s_sum[0];
+            if (!pulling) explored += s_sum[1];
+            if (rank == 0 && tid == 0) {  // the trace, written out every 32 levels (a global store outstanding
+                // at every barrier would make each release wait for it)
+                s_tsize[L & 31] = fsize;
+                s_tinfo[L & 31] = pulling ? AT_PATH_CLUSTER_PULL : AT_PATH_CLUSTER;
+                s_ttime[L & 31] = at_globaltimer();
+                if ((L & 31) == 31) at_cl_trace_out(L - 31, 32, trace_cap, s_tsize, s_tinfo, s_ttime, level_sizes, level_info, level_time);
             }
-            qnext += (int)tot;
-            __syncthreads();  // s_warp is reused by the next round's scan
+            if (pulling && next < fsize && (long long)next * pull_beta < (long long)n) {
+                pulling = false;  // GAP: stay bottom-up while the frontier grows or holds more than n / beta
+                after_pull = true;
+            }
+            qn = qnext;
+            fsize = next;
+            ++L;
+            AT_CL_T(5)
+            if (fsize == 0) break;  // uniform over the cluster: every block summed the same counts
         }
-        __syncthreads();  // (no round ran when this block owns no vertex) the sums and the queue are complete
-        AT_CL_T(4)
-        const int next = (int)s_sum[0];
-        if (!pulling) explored += s_sum[1];
-        if (rank == 0 && tid == 0) {  // the trace, written out every 32 levels (a global store outstanding
-            // at every barrier would make each release wait for it)
-            s_tsize[L & 31] = fsize;
-            s_tinfo[L & 31] = pulling ? AT_PATH_CLUSTER_PULL : AT_PATH_CLUSTER;
-            s_ttime[L & 31] = at_globaltimer();
-            if ((L & 31) == 31) at_cl_trace_out(L - 31, 32, trace_cap, s_tsize, s_tinfo, s_ttime, level_sizes, level_info, level_time);
-        }
-        if (pulling && next < fsize && (long long)next * pull_beta < (long long)n) {
-            pulling = false;  // GAP: stay bottom-up while the frontier grows or holds more than n / beta
-            after_pull = true;
-        }
-        qn = qnext;
-        fsize = next;
-        ++L;
-        AT_CL_T(5)
-        if (fsize == 0) break;  // uniform over the cluster: every block summed the same counts
-    }
 #ifdef AT_CL_PHASES
-    if (tid == 0) {
-        for (int k = 0; k < 6; ++k) phases[rank * 8 + k] = ph[k];
-        phases[rank * 8 + 7] = L;
-    }
+        if (!kResident && tid == 0) {
+            for (int k = 0; k < 6; ++k) phases[rank * 8 + k] = ph[k];
+            phases[rank * 8 + 7] = L;
+        }
 #endif
 
-    // the operator's results of this block's range, written once: the claims (parent and level kept in
-    // shared memory through the traversal), the source, the reset of every vertex not reached
-    for (int vl = tid; vl < nr; vl += AT_CL_THREADS) {
-        const vid_t v = lo + vl;
-        if (!((s_bits[vl >> 5] >> (vl & 31)) & 1u)) Op::reset_vertex(octx, v);
-        else if (v == source) Op::init_source(op, source);
-        else Op::record_claim(octx, s_pred[vl], v, s_dist[vl] - 1);
-    }
-    if (rank == 0) {  // the trace's last levels; the state of the finished traversal
-        if (tid == 0)
-            at_cl_trace_out(L & ~31, L & 31, trace_cap, s_tsize, s_tinfo, s_ttime, level_sizes, level_info, level_time);
-        at_finish_state(st, host_state, L, explored);
-    }
-    at_cl_sync();  // no block exits while another may still read its shared memory (the last counts)
+        // the operator's results of this block's range, written once: the claims (parent and level kept in
+        // shared memory through the traversal), the source, the reset of every vertex not reached
+        for (int vl = tid; vl < nr; vl += AT_CL_THREADS) {
+            const vid_t v = lo + vl;
+            if (!((s_bits[vl >> 5] >> (vl & 31)) & 1u)) Op::reset_vertex(octx, v);
+            else if (v == source) Op::init_source(op, source);
+            else Op::record_claim(octx, s_pred[vl], v, s_dist[vl] - 1);
+        }
+        if (rank == 0) {  // the trace's last levels; the state of the finished traversal
+            if (tid == 0)
+                at_cl_trace_out(L & ~31, L & 31, trace_cap, s_tsize, s_tinfo, s_ttime, level_sizes, level_info, level_time);
+            at_finish_state(st, kResident ? nullptr : host_state, L, explored);
+        }
+        if constexpr (!kResident) {
+            at_cl_sync();  // no block exits while another may still read its shared memory (the last counts)
+            return;
+        } else {
+            __threadfence();  // every block's results, trace and state device-wide ...
+            at_cl_sync();     // ... before any block copies them, or block 0 answers
+            uint2* const out = reinterpret_cast<uint2*>(s_mine[1]);
+            if (out != nullptr) {  // each block one C-th of the result buffer into the caller's array
+                const int chunk = (result_len + C - 1) / C;
+                const int end = min(result_len, (rank + 1) * chunk);
+                for (int i = rank * chunk + tid; i < end; i += AT_CL_THREADS) out[i] = result[i];
+                __threadfence();
+                at_cl_sync();
+            }
+            if (rank == 0 && tid == 0) at_res_answer(mailbox, L, served);
+        }
+    }  // while
 #else
     __trap();
 #endif
+}
+
+template <int C, bool kStaged, class Op>
+__global__ void AT_CL_DIMS(C) __launch_bounds__(AT_CL_THREADS, 1)
+cluster_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
+               const eid_t* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,
+               const int* __restrict__ bounds, const unsigned char* __restrict__ owners, int wmax,
+               int pull_alpha, int pull_beta, int pull_serial, const OpArgs* __restrict__ op,
+               const vid_t* __restrict__ source_slot, BFSState* st, BFSState* host_state,
+               const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time
+#ifdef AT_CL_PHASES
+               , long long* phases  // per block: SM cycles of each phase of a level, summed (a probe build)
+#endif
+               ) {
+#ifndef AT_CL_PHASES
+    long long* const phases = nullptr;
+#endif
+    at_cl_run<C, kStaged, false, Op>(row_offsets, column_indices, pull_offsets, pull_indices, bounds, owners, wmax,
+                                     pull_alpha, pull_beta, pull_serial, op, source_slot, st, host_state, prm,
+                                     level_sizes, level_info, level_time, nullptr, 0u, 0ll, 0ll, 0, nullptr, 0,
+                                     phases);
+}
+
+// The resident form (autotune/_engine.py, RESIDENT; the mailbox: block_scan.cuh): ONE launch of the
+// cluster serves many traversals. Every block stages its rows once; block 0 waits for each request in
+// the mailbox of pinned host memory and passes it to the others through DSMEM at the cluster barrier
+// that starts the traversal; after it every block copies one C-th of the engine's result buffer
+// (`result`, result_len 8-byte words: BFS's distances and predecessors) to the address the request
+// carries, and block 0 answers. So a traversal costs no launch, no staging of the rows and no stream
+// wait; the kernel returns when asked, or by itself once no request came for idle_ns nanoseconds.
+template <int C, bool kStaged, class Op>
+__global__ void AT_CL_DIMS(C) __launch_bounds__(AT_CL_THREADS, 1)
+cluster_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
+                 const eid_t* __restrict__ pull_offsets, const vid_t* __restrict__ pull_indices,
+                 const int* __restrict__ bounds, const unsigned char* __restrict__ owners, int wmax,
+                 int pull_alpha, int pull_beta, int pull_serial, const OpArgs* __restrict__ op,
+                 volatile unsigned long long* mailbox, unsigned served, long long idle_ns, long long busy_ns,
+                 int nap_ns, const uint2* __restrict__ result, int result_len, BFSState* st,
+                 const BFSParams* __restrict__ prm, int* level_sizes, int* level_info, u64* level_time) {
+    at_cl_run<C, kStaged, true, Op>(row_offsets, column_indices, pull_offsets, pull_indices, bounds, owners, wmax,
+                                    pull_alpha, pull_beta, pull_serial, op, nullptr, st, nullptr, prm, level_sizes,
+                                    level_info, level_time, mailbox, served, idle_ns, busy_ns, nap_ns, result,
+                                    result_len, nullptr);
 }

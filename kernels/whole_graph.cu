@@ -432,30 +432,14 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
 }
 
 // The resident form: ONE launch serves many traversals. The block stages the CSR once, then waits
-// for requests in a mailbox of mapped (pinned) host memory and answers each with a whole traversal,
-// so a traversal costs no launch, no staging and no stream wait: the host writes the request, spins
-// on the answer (autotune/_engine.py, TraversalEngine._traverse_resident).
-//   mailbox[0]  request: (sequence number << 32) | source, written by the host in one 8-byte store
-//               after mailbox[1]; a source of 0xFFFFFFFF asks the kernel to return.
-//   mailbox[1]  where to copy the engine's result buffer (`result`, result_len 8-byte words: BFS's
-//               distances and predecessors) after the traversal: (tag << 45) | (address >> 4), tag =
-//               the request's sequence number mod 2^19, address 16-byte aligned or 0 for no copy. So a
-//               result lands in the caller's own array: no copy launch, no second stream wait.
-//   mailbox[2]  answer: (levels << 32) | sequence number of the traversal finished, written after its
-//               distances, predecessors, trace and state (in `st`, device memory) are visible.
-// Thread 0 reads words 0 and 1 in ONE 16-byte load across the bus (one round trip per poll, none
-// more once the request is seen); a load that saw a new request but the previous copy word (the two
-// host stores straddled it) fails the tag check and is read again. `served` is the sequence number
-// already answered when the launch was made; the kernel returns by itself once no request came for
-// idle_ns nanoseconds (%globaltimer), so it never holds its SM (and a device-wide synchronize) for
-// longer than that after the last traversal; past busy_ns without a request it sleeps nap_ns between
-// reads.
-#define AT_WG_IDLE (-1LL)
-#define AT_WG_TAG_SHIFT 45
-__device__ __forceinline__ void at_wg_poll(const volatile unsigned long long* p, unsigned long long& a,
-                                           unsigned long long& b) {
-    asm volatile("ld.volatile.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
-}
+// for requests in a mailbox of mapped (pinned) host memory (block_scan.cuh: at_res_wait) and answers
+// each with a whole traversal, so a traversal costs no launch, no staging and no stream wait: the host
+// writes the request, spins on the answer (autotune/_engine.py, TraversalEngine._traverse_resident).
+// After the traversal the kernel copies the engine's result buffer (`result`, result_len 8-byte words:
+// BFS's distances and predecessors) to the address the request carries, so a result lands in the
+// caller's own array: no copy launch, no second stream wait. `served` is the sequence number already
+// answered when the launch was made; the kernel returns when asked, or by itself once no request came
+// for idle_ns nanoseconds.
 template <int EPT, bool kStaged, class Op>
 __global__ void __launch_bounds__(AT_WG_THREADS, 1)
 whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
@@ -468,35 +452,18 @@ whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restr
                      const uint4* __restrict__ in_columns16) {
     static_assert(Op::kClaimOnce, "whole_graph_resident decides claims in a shared bitmap: claim-once operators only");
     extern __shared__ uint4 s_dyn4[];
-    __shared__ long long s_req;
+    __shared__ unsigned long long s_req;
     __shared__ uint2* s_out;
     const WGShared sh = at_wg_layout(s_dyn4, prm->n_vertices, prm->n_edges, pull_offsets != nullptr);
     const WGCsr<kStaged> g = at_wg_csr<kStaged>(row_offsets, column_indices, columns16, pull_offsets, in_columns16,
                                                 sh, prm->n_vertices, prm->n_edges);
     while (true) {
-        if (threadIdx.x == 0) {
-            const u64 t0 = at_globaltimer();
-            unsigned long long req, copy;
-            while (true) {  // one 16-byte read across the bus per step
-                at_wg_poll(mailbox, req, copy);
-                const unsigned seq = (unsigned)(req >> 32);
-                if (seq != served && (unsigned)(copy >> AT_WG_TAG_SHIFT) == (seq & ((1u << 19) - 1u))) break;
-                const long long waited = (long long)(at_globaltimer() - t0);
-                if (waited > idle_ns) {
-                    req = (unsigned long long)AT_WG_IDLE;
-                    break;
-                }
-                if (waited > busy_ns) __nanosleep(nap_ns);  // fewer reads across the bus while idle
-            }
-            s_req = (long long)req;
-            s_out = reinterpret_cast<uint2*>((copy & ((1ull << AT_WG_TAG_SHIFT) - 1ull)) << 4);
-        }
+        if (threadIdx.x == 0) s_req = at_res_wait(mailbox, served, idle_ns, busy_ns, nap_ns, s_out);
         __syncthreads();  // (also publishes the staged CSR before the first traversal)
-        const long long req = s_req;
-        if (req == AT_WG_IDLE) return;  // block-uniform
-        served = (unsigned)((unsigned long long)req >> 32);
-        const unsigned source = (unsigned)((unsigned long long)req & 0xFFFFFFFFull);
-        if (source == 0xFFFFFFFFu) return;  // asked to return
+        const unsigned long long req = s_req;
+        const unsigned source = (unsigned)(req & 0xFFFFFFFFull);
+        if (source == 0xFFFFFFFFu) return;  // asked to return, or idle (block-uniform)
+        served = (unsigned)(req >> 32);
         const int levels = at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices,
                                                             pull_alpha, pull_beta, pull_serial, op, (vid_t)source,
                                                             st, nullptr, prm, level_sizes, level_info, level_time,
@@ -508,9 +475,6 @@ whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restr
         }
         __threadfence();  // every thread's results (distances, predecessors, trace, state) device-wide ...
         __syncthreads();  // ... and s_req, s_out read by all, before the answer
-        if (threadIdx.x == 0) {
-            __threadfence_system();
-            mailbox[2] = ((unsigned long long)(unsigned)levels << 32) | (unsigned long long)served;
-        }
+        if (threadIdx.x == 0) at_res_answer(mailbox, levels, served);
     }
 }

@@ -36,36 +36,47 @@ def clustered(monkeypatch):
     return E
 
 
-#: (blocks, rows staged in shared memory ("auto") or read from global ("off"), pull levels)
-VARIANTS = [(16, "auto", True), (16, "off", False), (8, "off", True), (8, "auto", False), (16, "auto", False)]
+#: (blocks, rows staged in shared memory ("auto") or read from global ("off"), pull levels, RESIDENT:
+#: the resident kernel serving every traversal of one launch ("auto") or one launch per traversal)
+VARIANTS = [(16, "auto", True, "auto"), (16, "off", False, "auto"), (8, "off", True, "auto"),
+            (8, "auto", False, "auto"), (16, "auto", False, "auto"), (16, "auto", True, "off"),
+            (8, "off", False, "off")]
 
 
 def _engine(E, monkeypatch, g, variant):
     from autotune.engine import BFSEngine
 
-    c, stage, pull = variant
+    c, stage, pull, resident = (variant + ("auto",))[:4]
     monkeypatch.setattr(E, "CLUSTER_SIZE", c)
     monkeypatch.setattr(E, "WHOLE_GRAPH_STAGE", stage)
     monkeypatch.setattr(E, "CLUSTER_PULL", pull)
+    monkeypatch.setattr(E, "RESIDENT", resident)
     eng = BFSEngine(g, CONFIG)
     assert eng.whole_graph and eng.cluster_size in (c, 8)
     if stage == "off":
         assert not eng.whole_graph_staged
     assert eng.whole_graph_pull == pull
+    assert eng.resident == (resident == "auto" and eng.zero_copy)
     return eng
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"c{v[0]}-stage_{v[1]}-{'pull' if v[2] else 'push'}")
+def _vid(v):
+    return f"c{v[0]}-stage_{v[1]}-{'pull' if v[2] else 'push'}-{'resident' if v[3] == 'auto' else 'replayed'}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_vid)
 @pytest.mark.parametrize("name", list(ZOO))
 def test_zoo_exact_cluster(name, variant, clustered, monkeypatch):
-    """Every zoo graph in every variant: one launch, every level traced on the cluster path, exact
-    distances, valid BFS tree, depth and edges traversed; pull levels only where allowed; the engine
-    reused."""
+    """Every zoo graph in every variant: one launch (resident: one for all the traversals), every level
+    traced on the cluster path, exact distances, valid BFS tree, depth and edges traversed; pull
+    levels only where allowed; the engine reused."""
     g, given = ZOO[name]
     if g.n_vertices > 100_000 and variant != VARIANTS[0]:
         pytest.skip("the largest zoo graph in the first variant only (time)")
     eng = _engine(clustered, monkeypatch, g, variant)
     _zoo_traversals(eng, g, given, "cluster", variant[2])
+    if eng.resident:
+        assert eng._wg_graph is None and clustered._RESIDENTS.get(id(eng)) is eng._res  # nothing replayed
 
 
 def test_pull_levels_run(clustered, monkeypatch):
@@ -83,7 +94,7 @@ def test_pull_levels_run(clustered, monkeypatch):
 
 @pytest.mark.parametrize("n_sinks, hubs", [(3000, [(0, 5000)]), (3000, [(1500, 70), (2999, 4000)]),
                                           (5000, [(17, 1), (1025, 2), (4000, 31)])])
-@pytest.mark.parametrize("variant", [(16, "auto", False), (8, "off", True)], ids=str)
+@pytest.mark.parametrize("variant", [(16, "auto", False, "auto"), (8, "off", True, "off")], ids=_vid)
 def test_rows_among_empty_rows(n_sinks, hubs, variant, clustered, monkeypatch):
     """Frontiers of thousands of sinks with a few long rows among them, spread over the blocks' ranges
     (ranges of very different vertex counts: the partition balances edges + vertices): exact."""
@@ -142,6 +153,9 @@ def test_engine_calibrates_between_the_limits(monkeypatch):
             _check(g, given[0], res, refs)
             assert eng.cluster_calibration["chosen"] is want and eng.whole_graph is want
             assert ("cluster" in {lv.path for lv in res.levels}) is want
+            # the cluster, where kept, serves from its resident kernel; rounds kept: it returned
+            assert eng.resident == (want and eng.zero_copy) and (E._RESIDENTS.get(id(eng)) is not None) == eng.resident
+            assert (eng._res is not None) == eng.resident
             _check(g, given[1], eng.bfs(given[1]), refs)
     monkeypatch.setattr(E, "CLUSTER", "off")
     eng = BFSEngine(g, CONFIG)
@@ -158,7 +172,7 @@ def test_copies_and_plain_launches(zero_copy, graphs, clustered, monkeypatch):
     monkeypatch.setattr(clustered, "ZERO_COPY", zero_copy)
     monkeypatch.setattr(clustered, "USE_CUDA_GRAPHS", graphs)
     g, sources = ZOO["directed"]
-    eng = _engine(clustered, monkeypatch, g, (16, "auto", True))
+    eng = _engine(clustered, monkeypatch, g, (16, "auto", True, "off"))
     for _ in range(2):
         for s in sources:
             _check(g, s, eng.bfs(s), {})
@@ -185,3 +199,97 @@ def test_sssp_never_takes_it(clustered):
     g, _ = ZOO["kron13"]
     eng = SSSPEngine(g, TraversalConfig(algorithm="sssp"))
     assert not eng.whole_graph and eng.cluster_size == 0
+
+
+def _resident_cluster(E, monkeypatch, g):
+    eng = _engine(E, monkeypatch, g, (16, "auto", True, "auto"))
+    if not eng.resident:
+        pytest.skip("the device does not map pinned host memory (the resident kernel needs it)")
+    return eng
+
+
+@pytest.mark.parametrize("n", [1001, 4096])
+def test_resident_out_copy_split_over_the_blocks(n, clustered, monkeypatch):
+    """The resident cluster kernel copies the results into a caller's array, each block one C-th of
+    the buffer (n odd: the buffer's 8-byte words straddle distances and predecessors): equal to the
+    engine's own buffer; not written when no array is given; an unaligned array copied after the
+    answer; distances those of the replayed kernel."""
+    import cupy
+
+    rng = np.random.default_rng(n)
+    src = rng.integers(0, n, 6 * n)
+    dst = rng.integers(0, n, 6 * n)
+    g = from_edges(src, dst, n, directed=True, name=f"random{n}", xp=np)
+    eng = _resident_cluster(clustered, monkeypatch, g)
+    rep = _engine(clustered, monkeypatch, g, (16, "auto", True, "off"))
+    refs: dict = {}
+    for s in (0, n // 3, n - 1):
+        out = cupy.full((2, n), -7, dtype=np.int32)
+        levels = eng.traverse(s, out=out)
+        np.testing.assert_array_equal(out.get(), eng._dist_pred.get())
+        assert levels == int(eng.last_state["level"]) and int(out[0].max()) == levels - 1
+        out[:] = -7
+        eng.traverse(s)
+        assert int(out.max()) == -7
+        flat = cupy.full(2 * n + 1, -7, dtype=np.int32)
+        view = flat[1:].reshape(2, n)
+        assert view.data.ptr % 16 and eng.traverse(s, out=view) == levels
+        np.testing.assert_array_equal(view.get(), eng._dist_pred.get())
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        np.testing.assert_array_equal(res.distances, rep.bfs(s).distances)
+
+
+def test_resident_idle_return_relaunch_and_release(clustered, monkeypatch):
+    """The resident cluster kernel returns when idle and is launched again (with no idle wait at all,
+    most requests race its return: all exact); its launch asks a one-block resident kernel to return
+    first; another engine's persistent-kernel launch rounds ask it to return; a device synchronize
+    after release_resident does not wait for it."""
+    import time
+
+    import cupy
+
+    from autotune.engine import BFSEngine
+
+    clustered.release_resident()
+    g, given = ZOO["kron13"]
+    eng = _resident_cluster(clustered, monkeypatch, g)
+    refs: dict = {}
+    monkeypatch.setattr(clustered, "RESIDENT_IDLE_US", 200.0)
+    _check(g, given[0], eng.bfs(given[0]), refs)
+    time.sleep(0.02)
+    assert eng._res_event.done
+    _check(g, given[1], eng.bfs(given[1]), refs)
+    monkeypatch.setattr(clustered, "RESIDENT_IDLE_US", 0.0)
+    clustered.release_resident()
+    for i in range(40):
+        s = given[i % len(given)]
+        _check(g, s, eng.bfs(s), refs)
+    monkeypatch.setattr(clustered, "RESIDENT_IDLE_US", 1000.0)
+    clustered.release_resident()
+    # a one-block resident engine alive: the cluster's launch asks it to return
+    monkeypatch.setattr(clustered, "WHOLE_GRAPH_MAX_EDGES", 48 * 1024)
+    sg, ss = ZOO["directed"]
+    small = BFSEngine(sg, TraversalConfig(load_balance="edge_mapped", small_frontier="single_block",
+                                          frontier_limit=512))
+    assert small.whole_graph and small.resident and not small.cluster_size
+    _check(sg, ss[0], small.bfs(ss[0]), refs)
+    assert small._res.live
+    _check(g, given[0], eng.bfs(given[0]), refs)
+    assert not small._res.live and eng._res.live and list(clustered._RESIDENTS) == [id(eng)]
+    # the small engine's next launch leaves the cluster running
+    _check(sg, ss[1], small.bfs(ss[1]), refs)
+    assert small._res.live and eng._res.live
+    # launch rounds with a persistent kernel: both return first
+    monkeypatch.setattr(clustered, "CLUSTER", "off")
+    big, bsrc = ZOO["kron17+hub"]
+    other = BFSEngine(big, TraversalConfig(load_balance="binary_search", small_frontier="persistent",
+                                           frontier_limit=8192))
+    assert not other.whole_graph
+    _check(big, bsrc[0], other.bfs(bsrc[0]), refs)
+    assert not eng._res.live and not small._res.live and not clustered._RESIDENTS
+    _check(g, given[1], eng.bfs(given[1]), refs)
+    clustered.release_resident()
+    t0 = time.perf_counter()
+    cupy.cuda.Device().synchronize()
+    assert time.perf_counter() - t0 < 0.5e-3 + 0.01

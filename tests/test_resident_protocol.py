@@ -176,3 +176,104 @@ def test_out_must_fit_the_result_buffer():
     with pytest.raises(InvalidArgumentError, match=r"C-contiguous cupy.ndarray of shape \(2, 4\) and dtype int32; "
                                                    r"got ndarray of shape \(2, 4\)"):
         eng.traverse(0, out=np.zeros((2, 4), dtype=np.int32))
+
+
+def test_mailbox_constants_match_the_kernels():
+    """The copy word's layout the host writes (RESIDENT_TAG_SHIFT, RESIDENT_TAG_MASK) is the one both
+    resident kernels read (kernels/block_scan.cuh), and both wait through the same helper."""
+    import re
+
+    from autotune._kernels import kernel_dir
+
+    src = (kernel_dir() / "block_scan.cuh").read_text()
+    assert int(re.search(r"#define AT_RES_TAG_SHIFT (\d+)", src).group(1)) == E.RESIDENT_TAG_SHIFT
+    bits = int(re.search(r"#define AT_RES_TAG_MASK \(\(1u << (\d+)\) - 1u\)", src).group(1))
+    assert (1 << bits) - 1 == E.RESIDENT_TAG_MASK
+    for f in ("whole_graph.cu", "cluster_graph.cu"):
+        body = (kernel_dir() / f).read_text()
+        assert "at_res_wait(" in body and "at_res_answer(" in body
+
+
+class _Kernel:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.calls.append((grid, block, shared_mem))
+
+
+class _LaunchStream(_Stream):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _RecEvent:
+    def record(self, stream):
+        self.stream = stream
+
+
+def _launchable(cluster_size, grid):
+    eng = E.TraversalEngine.__new__(E.TraversalEngine)
+    eng._res = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _LaunchStream())
+    eng._res_kernel, eng._res_event = _Kernel(), _RecEvent()
+    eng._res_head, eng._res_tail = (), ()
+    eng.cluster_size, eng._wg_grid, eng._wg_smem = cluster_size, grid, 1234
+    return eng
+
+
+@pytest.mark.parametrize("cluster", [False, True])
+def test_cluster_launch_releases_other_residents(cluster, monkeypatch):
+    """A resident cluster kernel (16 SMs of one GPC) asks every other resident kernel to return before
+    its launch, with its grid of blocks; a one-block resident kernel's launch leaves the others running
+    (up to RESIDENT_MAX)."""
+    monkeypatch.setattr(E, "_RESIDENTS", {})
+    other = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _Stream())
+    other.live = True
+    E._RESIDENTS[1] = other
+    eng = _launchable(16 if cluster else 0, 16 if cluster else 1)
+    eng._launch_resident(5)
+    assert eng._res_kernel.calls == [((16 if cluster else 1,), (E.WHOLE_GRAPH_THREADS,), 1234)]
+    assert eng._res.live and E._RESIDENTS[id(eng)] is eng._res
+    assert other.live is not cluster and (1 in E._RESIDENTS) is not cluster
+
+
+@pytest.mark.parametrize("cluster_wins", [False, True])
+def test_cluster_calibration_times_the_resident_form(cluster_wins, monkeypatch):
+    """The cluster calibration times the cluster's resident form (``resident`` on while it runs) against
+    the launch rounds; when the rounds win, the resident kernel returns and the engine forgets it."""
+    import sys
+    import types
+
+    fake = types.ModuleType("cupy")
+    fake.cuda = types.SimpleNamespace(Event=lambda *a, **k: object())
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(E, "_RESIDENTS", {})
+    eng = E.TraversalEngine.__new__(E.TraversalEngine)
+    stop = E._ResidentStopper(np.zeros(3, dtype=np.uint64), _Stream())
+    eng._res, eng.resident, eng.whole_graph, eng.cluster_size = stop, False, False, 16
+    eng.whole_graph_staged = eng.whole_graph_pull = True
+    eng._cluster_pending = True
+    eng._calibration_sources = lambda: [3, 4]
+    seen = []
+
+    def traverse(s, before_sync=None, out=None):
+        seen.append((eng.whole_graph, eng.resident))
+        if eng.resident:
+            stop.live = True
+            E._RESIDENTS[id(eng)] = stop
+        return 2
+
+    def timed(s, after=None, events=None):
+        traverse(s)
+        return 2, (1.0 if eng.whole_graph == cluster_wins else 2.0)
+
+    eng.traverse, eng.timed_traverse = traverse, timed
+    eng._calibrate_cluster()
+    assert set(seen) == {(False, False), (True, True)}
+    assert eng.cluster_calibration["chosen"] is cluster_wins and eng.whole_graph is cluster_wins
+    assert eng.resident is cluster_wins and (eng._res is stop) is cluster_wins
+    assert stop.live is cluster_wins and (id(eng) in E._RESIDENTS) is cluster_wins
+    assert eng.cluster_size == (16 if cluster_wins else 0)

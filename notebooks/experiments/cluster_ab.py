@@ -8,6 +8,9 @@
 # CSR at 16 and at 1 thread (best of 16 trials). One JSON line per measurement.
 #   python notebooks/experiments/cluster_ab.py GAP_DIR OUT.jsonl GRAPH_FOLDER [--variants base,c16,...]
 #       [--specs "SPEC;SPEC"] [--in-range]   (GAP_DIR "-": no GAP; --in-range: only graphs the kernel may take)
+# The resident cluster kernel (autotune._engine.RESIDENT): "on" and "default" run it where the device maps
+# pinned host memory, "on_replayed" and "default_replayed" replay the one-kernel CUDA graph per traversal
+# (the cluster's path before it; RESIDENT = "off" changes nothing else on graphs past the one-block kernel).
 import argparse, glob, json, os, sys, time
 import numpy as np
 import cupy
@@ -30,7 +33,7 @@ only = args.variants.split(",") if args.variants else None
 graphs = (sorted(glob.glob(os.path.join(args.folder, "*.gz"))) if args.folder != "-" else []) + \
     [x for x in args.specs.split(";") if x]
 DEFAULTS = {k: getattr(E, k) for k in ("CLUSTER", "CLUSTER_SIZE", "CLUSTER_MAX_EDGES", "CLUSTER_MAX_VERTICES",
-                                       "CLUSTER_PULL", "WHOLE_GRAPH_MAX_EDGES")}
+                                       "CLUSTER_PULL", "WHOLE_GRAPH_MAX_EDGES", "RESIDENT")}
 LIFT = dict(CLUSTER="on", CLUSTER_MAX_EDGES=1 << 40)
 VARIANTS = {
     "base": dict(CLUSTER="off"),
@@ -39,7 +42,9 @@ VARIANTS = {
     "c16_pull": dict(LIFT, CLUSTER_SIZE=16, CLUSTER_PULL=True),
     "c8": dict(LIFT, CLUSTER_SIZE=8, CLUSTER_PULL="auto"),
     "on": dict(CLUSTER="on"),  # wherever it fits, no calibration
+    "on_replayed": dict(CLUSTER="on", RESIDENT="off"),
     "default": {},  # the shipped settings (CLUSTER = "auto": calibrated against the launch rounds)
+    "default_replayed": dict(RESIDENT="off"),
 }
 
 
@@ -68,6 +73,7 @@ def timed(g, pick, srcs, name, label, settings):
                min_ms=float(np.min(times)), validated_pass_median_ms=float(np.median(vtimes)), n=len(times),
                cluster=int(getattr(eng, "cluster_size", 0)), whole_graph=bool(eng.whole_graph),
                staged=bool(eng.whole_graph_staged), pull=bool(eng.whole_graph_pull), valid=True,
+               resident=bool(getattr(eng, "resident", False)),
                calibration=getattr(eng, "cluster_calibration", None))
     if eng.whole_graph:  # one traced traversal from the median-time source: where the time goes
         res = eng.bfs(int(srcs[len(srcs) // 2]), trace=True)
@@ -91,8 +97,8 @@ for spec in graphs:
         continue
     labels = ["base"]
     if n <= DEFAULTS["CLUSTER_MAX_VERTICES"]:
-        labels += ["c16", "c16_push", "c16_pull", "c8", "on"]
-    labels += ["default", "base"]
+        labels += ["c16", "c16_push", "c16_pull", "c8", "on_replayed", "on"]
+    labels += ["default_replayed", "default", "base"]
     for label in labels:
         if only and label not in only:
             continue
