@@ -12,6 +12,7 @@ from autotune.config import TraversalConfig
 from autotune.graph import from_edges
 
 from .test_engine_gpu import ZOO, _check
+from .test_resident_gpu import _check_out_copies
 from .test_whole_graph_gpu import _sinks_and_hubs, _zoo_traversals
 
 pytestmark = [pytest.mark.gpu, pytest.mark.whole_graph]
@@ -214,8 +215,6 @@ def test_resident_out_copy_split_over_the_blocks(n, clustered, monkeypatch):
     the buffer (n odd: the buffer's 8-byte words straddle distances and predecessors): equal to the
     engine's own buffer; not written when no array is given; an unaligned array copied after the
     answer; distances those of the replayed kernel."""
-    import cupy
-
     rng = np.random.default_rng(n)
     src = rng.integers(0, n, 6 * n)
     dst = rng.integers(0, n, 6 * n)
@@ -224,17 +223,7 @@ def test_resident_out_copy_split_over_the_blocks(n, clustered, monkeypatch):
     rep = _engine(clustered, monkeypatch, g, (16, "auto", True, "off"))
     refs: dict = {}
     for s in (0, n // 3, n - 1):
-        out = cupy.full((2, n), -7, dtype=np.int32)
-        levels = eng.traverse(s, out=out)
-        np.testing.assert_array_equal(out.get(), eng._dist_pred.get())
-        assert levels == int(eng.last_state["level"]) and int(out[0].max()) == levels - 1
-        out[:] = -7
-        eng.traverse(s)
-        assert int(out.max()) == -7
-        flat = cupy.full(2 * n + 1, -7, dtype=np.int32)
-        view = flat[1:].reshape(2, n)
-        assert view.data.ptr % 16 and eng.traverse(s, out=view) == levels
-        np.testing.assert_array_equal(view.get(), eng._dist_pred.get())
+        _check_out_copies(eng, s)
         res = eng.bfs(s, trace=True)
         _check(g, s, res, refs)
         np.testing.assert_array_equal(res.distances, rep.bfs(s).distances)

@@ -61,6 +61,28 @@ def test_zoo_exact_resident(name, E):
     assert eng._wg_graph is None  # nothing replayed
 
 
+def _check_out_copies(eng, s):
+    """engine.traverse(s, out=...) on a resident engine: the kernel's copy into a caller's array equals
+    the engine's own buffer; an array not given is not written; an address the kernel's copy word cannot
+    carry (4 bytes past 16-byte alignment) is copied after the answer. Returns the level count."""
+    import cupy
+
+    n = eng.n
+    out = cupy.full((2, n), -7, dtype=np.int32)
+    levels = eng.traverse(s, out=out)
+    np.testing.assert_array_equal(out.get(), eng._dist_pred.get())
+    assert levels == int(eng.last_state["level"]) and int(out[0].max()) == levels - 1
+    out[:] = -7
+    eng.traverse(s)
+    assert int(out.max()) == -7
+    flat = cupy.full(2 * n + 1, -7, dtype=np.int32)
+    view = flat[1:].reshape(2, n)
+    assert view.data.ptr % 16
+    assert eng.traverse(s, out=view) == levels
+    np.testing.assert_array_equal(view.get(), eng._dist_pred.get())
+    return levels
+
+
 def test_same_results_as_replayed(E, monkeypatch):
     """Distances those of the replayed kernel and valid parents, every 7th vertex a source; the results
     copied by the kernel into a caller's array only when one is given."""
@@ -78,19 +100,7 @@ def test_same_results_as_replayed(E, monkeypatch):
     for s in (0, 5, 2499):  # engine.traverse with the copy into a caller's array, and without
         import cupy
 
-        out = cupy.full((2, g.n_vertices), -7, dtype=np.int32)
-        levels = eng.traverse(s, out=out)
-        np.testing.assert_array_equal(out.get(), eng._dist_pred.get())
-        assert levels == int(eng.last_state["level"]) and int(out[0].max()) == levels - 1
-        out[:] = -7
-        eng.traverse(s)
-        assert int(out.max()) == -7
-        # an address the kernel's copy word cannot carry (4 bytes past 16-byte alignment): copied after
-        flat = cupy.full(2 * g.n_vertices + 1, -7, dtype=np.int32)
-        view = flat[1:].reshape(2, g.n_vertices)
-        assert view.data.ptr % 16
-        assert eng.traverse(s, out=view) == levels
-        np.testing.assert_array_equal(view.get(), eng._dist_pred.get())
+        levels = _check_out_copies(eng, s)
         # the replayed engine copies into out on its stream
         out2 = cupy.full((2, g.n_vertices), -7, dtype=np.int32)
         assert rep.traverse(s, out=out2) == levels
