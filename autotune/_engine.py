@@ -134,10 +134,29 @@ DIRECTION_MARGIN = 0.97
 #: The direction is not calibrated when one traversal of the push/pull rounds takes longer than this
 #: (ms, the first timed source): the calibration costs ~20 traversals, paid once by the engine.
 DIRECTION_CALIBRATION_MAX_MS = 5.0
-#: The engine's CUDA-graph replay state (captured graphs, rounds remembered, the plan, the measured
-#: replay costs), kept per direction by :meth:`TraversalEngine._set_direction`.
-_REPLAY_FIELDS = ("_graphs", "_round_history", "_rounds_needed", "_start_k", "_plan", "_plan_stale", "_costs",
-                  "_conts", "_waste_us", "round_us", "continuation_us")
+
+
+def _fresh_replay_state() -> dict:
+    """The engine's CUDA-graph replay state before its first traversal (attribute -> value), kept per
+    direction by :meth:`TraversalEngine._set_direction`: a direction run for the first time starts from
+    it."""
+    return {
+        "_graphs": {},           # captured CUDA graphs: (start?, rounds) -> graph
+        "_round_history": [],    # the rounds the last traversals needed
+        "_rounds_needed": 0,
+        "_start_k": 0,           # rounds of the start graph the engine replays (0: none yet)
+        "_plan": None,           # (target rounds, start graph replayed, its extra cost in us per traversal)
+        "_plan_stale": False,    # the remembered rounds changed since the plan was made
+        "_costs": {},            # (start rounds, rounds needed) -> us: _start_cost
+        "_conts": [],            # rounds of the captured continuation graphs, sorted
+        "_waste_us": 0.0,        # estimated cost paid since the ideal start graph was last captured
+        "round_us": ROUND_US,    # measured by _measure_replay after the first traversal
+        "continuation_us": CONTINUATION_US,
+    }
+
+
+#: The replay state's attributes (:func:`_fresh_replay_state`).
+_REPLAY_FIELDS = tuple(_fresh_replay_state())
 #: Blocks of the cluster: 16 (Hopper's largest cluster, a non-portable size the engine opts in to),
 #: else 8 where the device cannot schedule 16 blocks of 1024 threads with this shared memory.
 CLUSTER_SIZE = 16
@@ -231,6 +250,23 @@ def release_resident(keep=None) -> None:
                 stop()
 
 
+def _opt_in(kernel, smem: int, cluster_size: int = 0) -> bool:
+    """Set the launch attributes a one-launch kernel needs: its dynamic shared memory (*smem* bytes)
+    when past 48 KB in all with its static part (cudaFuncAttributeMaxDynamicSharedMemorySize), and a
+    cluster of more than 8 blocks (CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED). Returns False
+    when the driver refuses either (the caller then keeps another path)."""
+    import cupy
+
+    try:
+        if smem + int(kernel.shared_size_bytes) > 48 * 1024:
+            kernel.max_dynamic_shared_size_bytes = smem
+        if cluster_size > 8:
+            cupy.cuda.driver.funcSetAttribute(kernel.kernel.ptr, 14, 1)
+    except Exception:  # noqa: BLE001 -- any refusal means: not this kernel
+        return False
+    return True
+
+
 class _ResidentStopper:
     """Stops one engine's resident kernel: writes the return request into its mailbox and waits for
     its stream. Holds the mailbox, stream and counter (not the engine), so it also runs when the
@@ -238,6 +274,9 @@ class _ResidentStopper:
 
     def __init__(self, mailbox, stream):
         self.mailbox, self.stream = mailbox, stream
+        # the same three words as a memoryview: a store or load of one is a third of NumPy's item
+        # access (a Python int, no NumPy scalar), on the host's critical path of every resident call
+        self.words = memoryview(mailbox).cast("B").cast("Q")
         self.seq = 0        # the last request written
         self.live = False   # a launch may still be running
 
@@ -246,8 +285,8 @@ class _ResidentStopper:
             return
         self.live = False
         self.seq = (self.seq + 1) & 0xFFFFFFFF
-        self.mailbox[1] = np.uint64((self.seq & RESIDENT_TAG_MASK) << RESIDENT_TAG_SHIFT)  # (no copy)
-        self.mailbox[0] = np.uint64((self.seq << 32) | 0xFFFFFFFF)
+        self.words[1] = (self.seq & RESIDENT_TAG_MASK) << RESIDENT_TAG_SHIFT  # (no copy)
+        self.words[0] = (self.seq << 32) | 0xFFFFFFFF
         try:
             self.stream.synchronize()
         except Exception:  # a faulted context: nothing runs any more
@@ -742,17 +781,8 @@ class TraversalEngine:
         # being built as the first level ran).
         self._built_synced = False
         self._events = (cupy.cuda.Event(), cupy.cuda.Event())
-        self._graphs: dict = {}
-        self._round_history: list[int] = []
-        self._rounds_needed = 0
-        self._start_k = 0  # rounds of the start graph the engine replays (0: none yet)
-        self._plan = None  # (target rounds, start graph replayed, its extra cost in us per traversal)
-        self._plan_stale = False  # the remembered rounds changed since the plan was made
-        self._costs: dict = {}  # (start rounds, rounds needed) -> us: _start_cost
-        self._conts: list[int] = []  # rounds of the captured continuation graphs, sorted
-        self._waste_us = 0.0  # estimated cost paid since the ideal start graph was last captured
-        self.round_us = ROUND_US  # measured by _measure_replay after the first traversal
-        self.continuation_us = CONTINUATION_US
+        for f, v in _fresh_replay_state().items():  # captured graphs, rounds remembered, the plan, costs
+            setattr(self, f, v)
         self.capture_us = CAPTURE_US  # the mean capture of this engine's start graphs (_graph)
         self._captures: list[float] = []
         self.use_graphs = USE_CUDA_GRAPHS
@@ -908,8 +938,8 @@ class TraversalEngine:
                 break
         else:
             return
-        if smem + int(k.shared_size_bytes) > 48 * 1024:  # past 48 KB in all a kernel opts in
-            k.max_dynamic_shared_size_bytes = smem       # (cudaFuncAttributeMaxDynamicSharedMemorySize)
+        if not _opt_in(k, smem):
+            return
         null = np.uintp(0)
         columns16 = null
         if staged:  # the column ids as 16-bit, padded to whole 16-byte words (the kernel copies those)
@@ -967,12 +997,7 @@ class TraversalEngine:
         smem = self._wg_smem
         if smem + int(k.shared_size_bytes) > optin:
             return
-        try:
-            if smem + int(k.shared_size_bytes) > 48 * 1024:
-                k.max_dynamic_shared_size_bytes = smem
-            if self.cluster_size > 8:  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-                cupy.cuda.driver.funcSetAttribute(k.kernel.ptr, 14, 1)
-        except Exception:
+        if not _opt_in(k, smem, self.cluster_size):
             return
         mailbox = cupyx.zeros_pinned((3,), dtype=np.uint64)
         stop = _ResidentStopper(mailbox, cupy.cuda.Stream(non_blocking=True))
@@ -1067,24 +1092,24 @@ class TraversalEngine:
             No answer within :data:`RESIDENT_TIMEOUT_S` seconds.
         """
         stop = self._res
-        mb = stop.mailbox
+        mb = stop.words
         now = time.perf_counter()
         if not stop.live or (now - self._res_last) * 1e6 > 0.5 * RESIDENT_IDLE_US and self._res_event.done:
             self._launch_resident(stop.seq)
         seq = stop.seq = (stop.seq + 1) & 0xFFFFFFFF
         addr = 0 if out is None else out.data.ptr
         late = addr and (addr & 15 or addr >> (RESIDENT_TAG_SHIFT + 4))
-        mb[1] = np.uint64((seq & RESIDENT_TAG_MASK) << RESIDENT_TAG_SHIFT | (0 if late else addr >> 4))
-        mb[0] = np.uint64((seq << 32) | source)  # after the copy word (the kernel checks its tag)
+        mb[1] = (seq & RESIDENT_TAG_MASK) << RESIDENT_TAG_SHIFT | (0 if late else addr >> 4)
+        mb[0] = (seq << 32) | source  # after the copy word (the kernel checks its tag)
         t0 = now
         check = time.perf_counter() + 50e-6
-        while (int(mb[2]) & 0xFFFFFFFF) != seq:
+        while (mb[2] & 0xFFFFFFFF) != seq:
             now = time.perf_counter()
             if now < check:
                 continue
             check = now + 50e-6
             if self._res_event.done:  # returned (idle) before it read the request
-                if (int(mb[2]) & 0xFFFFFFFF) == seq:
+                if (mb[2] & 0xFFFFFFFF) == seq:
                     break
                 self._launch_resident((seq - 1) & 0xFFFFFFFF)
             elif now - t0 > RESIDENT_TIMEOUT_S:
@@ -1101,7 +1126,7 @@ class TraversalEngine:
         if before_sync is not None:  # work behind the traversal (result copies), on the engine's stream
             before_sync()
             self.stream.synchronize()
-        return int(mb[2]) >> 32
+        return mb[2] >> 32
 
     def _in_edges(self):
         """The in-edges (row offsets, column indices) of the one-launch kernels' pull levels: the
@@ -1150,12 +1175,7 @@ class TraversalEngine:
                     break
             else:
                 continue
-            try:
-                if smem + int(k.shared_size_bytes) > 48 * 1024:
-                    k.max_dynamic_shared_size_bytes = smem
-                if c > 8:  # CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-                    cupy.cuda.driver.funcSetAttribute(k.kernel.ptr, 14, 1)
-            except Exception:
+            if not _opt_in(k, smem, c):
                 continue
             if pull and pull_pair is None:
                 pull_pair = self._in_edges()
@@ -1231,10 +1251,7 @@ class TraversalEngine:
         saved = self._direction_replay
         saved[self.direction] = {f: getattr(self, f) for f in _REPLAY_FIELDS}
         self.direction = direction
-        fresh = {"_graphs": {}, "_round_history": [], "_rounds_needed": 0, "_start_k": 0, "_plan": None,
-                 "_plan_stale": False, "_costs": {}, "_conts": [], "_waste_us": 0.0, "round_us": ROUND_US,
-                 "continuation_us": CONTINUATION_US}
-        for f, v in saved.pop(direction, fresh).items():
+        for f, v in (saved.pop(direction, None) or _fresh_replay_state()).items():
             setattr(self, f, v)
 
     def _calibrate_direction(self) -> None:

@@ -3,7 +3,8 @@
 # engine.traverse wall clock (resident and replayed), the same between CUDA events (the benchmarks'
 # protocol), a source without out-edges (one level: the call's floor), and the kernel's own span from
 # its trace (first level start to last level end, %globaltimer). One JSON line per graph.
-#   python notebooks/experiments/resident_floor_probe.py OUT.jsonl GRAPH_FOLDER
+#   python notebooks/experiments/resident_floor_probe.py OUT.jsonl GRAPH_FOLDER [MODES]
+# MODES: the RESIDENT settings to time, comma-separated (default "off,auto").
 import glob, json, os, sys, time
 import numpy as np
 import cupy
@@ -13,6 +14,7 @@ from autotune.engine import BFSEngine
 from autotune.measure import select_sources
 
 out, folder = open(sys.argv[1], "a"), sys.argv[2]
+modes = sys.argv[3].split(",") if len(sys.argv) > 3 else ["off", "auto"]
 N = 2000
 
 
@@ -40,7 +42,7 @@ for path in sorted(glob.glob(os.path.join(folder, "*.gz"))):
     deg = g.out_degrees(np)
     sink = [int(np.flatnonzero(deg == 0)[0])] if (deg == 0).any() else None
     rec = dict(graph=name, config=pick.label)
-    for mode in ("off", "auto"):
+    for mode in modes:
         E.RESIDENT = mode
         eng = BFSEngine(g, pick)
         if not eng.whole_graph:
