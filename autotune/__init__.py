@@ -24,5 +24,7 @@ def __getattr__(name):
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # resolved once: ``at.run`` in a loop pays no import machinery per call
+        return value
     raise AttributeError(f"module 'autotune' has no attribute {name!r}")

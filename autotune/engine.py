@@ -220,7 +220,7 @@ class BFSEngine(TraversalEngine):
         if self.resident:  # the resident kernel copies the results into the new array itself
             import cupy
 
-            both = cupy.empty_like(self._dist_pred)
+            both = cupy.ndarray(self._dist_pred.shape, self._dist_pred.dtype)  # (no empty_like: ~2 µs less)
             t0 = time.perf_counter()
             n_levels = self._traverse(source, out=both)  # (its own array: no check)
             elapsed_ms = (time.perf_counter() - t0) * 1e3
