@@ -1112,7 +1112,8 @@ def one_launch_summary(ts: "TrainingSet") -> dict:
 def _pool_one_launch(t: dict, paths: Mapping[str, str]) -> dict:
     """Graph timings *t* (``config_id -> ms``) with the configs that ran the same one-launch kernel
     (*paths*: ``config_id -> path`` from :func:`one_launch_path`; any key naming code that several
-    configs ran alike, as :func:`_pool_push_twins` passes) given one time, the median of theirs. They ran the same code on the same graph, so their spread is measurement drift between
+    configs ran alike, as :func:`_pool_push_twins` passes) given one time, the median of theirs.
+    They ran the same code on the same graph, so their spread is measurement drift between
     the configs' turns in the sweep (on the H200 sweep's 21 graphs that every config runs with the
     whole-graph kernel, 3-45 % between the fastest and the slowest config), not a difference
     between configs; left unpooled it makes labels and regrets of noise and teaches the model
