@@ -62,14 +62,27 @@ def _is_device_array(a) -> bool:
 
 class _LazyArrays:
     """Result arrays typed like the input graph's: CuPy arrays for a graph on the GPU (never copied
-    to the host), NumPy for a host graph, copied from the device once, on first access."""
+    to the host), NumPy for a host graph, copied from the device once, on first access. The arrays
+    may come as the rows of one stacked array (*rows*, named by ``_ROW_NAMES``), whose row views are
+    made when first read: a result nobody reads costs no view (a CuPy view is a few µs of host time,
+    on the path of every call of a loop)."""
 
-    def _init_arrays(self, host: bool, **arrays) -> None:
+    _ROW_NAMES: tuple = ()
+
+    def _init_arrays(self, host: bool, rows=None, **arrays) -> None:
         self._host = bool(host)
         self._arrays = dict(arrays)
+        self._rows = rows
+
+    def _raw(self, name: str):
+        """The array as the device left it (a row view of *rows*, made once): no host copy."""
+        a = self._arrays.get(name)
+        if a is None and self._rows is not None:
+            a = self._arrays[name] = self._rows[self._ROW_NAMES.index(name)]
+        return a
 
     def _array(self, name: str):
-        a = self._arrays[name]
+        a = self._raw(name)
         if self._host and _is_device_array(a):
             a = self._arrays[name] = a.get()
         return a
@@ -104,10 +117,18 @@ class BFSResult(_LazyArrays):
         ``edges_traversed / elapsed`` in 10^9 edges per second.
     config : TraversalConfig
         The configuration that ran.
+
+    Notes
+    -----
+    The engines pass ``rows``: one int32 array of shape (2, n_vertices) whose rows are the distances
+    and the predecessors (the row views are made when first read; a host graph's row is copied to
+    NumPy then, the other row only if read too).
     """
 
+    _ROW_NAMES = ("distances", "predecessors")
+
     def __init__(self, source, distances, predecessors, depth, levels, elapsed_ms, edges_traversed=None,
-                 gteps=None, config=None, extra=None, *, out_degrees=None, host: bool = True):
+                 gteps=None, config=None, extra=None, *, out_degrees=None, host: bool = True, rows=None):
         self.source = int(source)
         self.depth = int(depth)
         self.levels = levels
@@ -117,7 +138,10 @@ class BFSResult(_LazyArrays):
         self._edges = edges_traversed
         self._gteps = gteps
         self._out_degrees = out_degrees
-        self._init_arrays(host, distances=distances, predecessors=predecessors)
+        if rows is not None:  # distances and predecessors as the rows of one (2, n) array
+            self._init_arrays(host, rows)
+        else:
+            self._init_arrays(host, distances=distances, predecessors=predecessors)
 
     @property
     def distances(self):
@@ -130,7 +154,7 @@ class BFSResult(_LazyArrays):
     @property
     def edges_traversed(self) -> int:
         if self._edges is None:
-            d = self._arrays["distances"]
+            d = self._raw("distances")
             deg = self._out_degrees
             if not _is_device_array(d):
                 deg = deg.get() if _is_device_array(deg) else np.asarray(deg)
@@ -147,7 +171,7 @@ class BFSResult(_LazyArrays):
     @property
     def n_reached(self) -> int:
         """Number of vertices reached (source included)."""
-        return count_nonzero(self._arrays["distances"] >= 0)
+        return count_nonzero(self._raw("distances") >= 0)
 
     def __repr__(self) -> str:
         return (f"BFSResult(source={self.source}, depth={self.depth}, n_reached={self.n_reached}, "
@@ -205,7 +229,7 @@ class BFSEngine(TraversalEngine):
         """A device copy of engine buffer *a* (the next traversal overwrites the buffer)."""
         import cupy
 
-        out = cupy.empty_like(a)
+        out = cupy.ndarray(a.shape, a.dtype)  # (no empty_like: ~2 µs less)
         cupy.cuda.runtime.memcpyAsync(out.data.ptr, a.data.ptr, a.nbytes, cupy.cuda.runtime.memcpyDeviceToDevice,
                                       self.stream.ptr)
         return out
@@ -229,7 +253,7 @@ class BFSEngine(TraversalEngine):
             n_levels, elapsed_ms = self.timed_traverse(source, lambda: out.append(self._copy(self._dist_pred)))
             both = out[-1]
         levels = self.level_trace(n_levels) if trace else []
-        return BFSResult(source=int(source), distances=both[0], predecessors=both[1], depth=max(0, n_levels - 1),
+        return BFSResult(source=int(source), distances=None, predecessors=None, rows=both, depth=max(0, n_levels - 1),
                          levels=levels, elapsed_ms=elapsed_ms, config=self.config, extra={"grid": self.grid},
                          out_degrees=self.out_degrees, host=not self.graph.on_device)
 
