@@ -8,7 +8,9 @@
 # "Trial Time"), the median over the sources (GapPeer itself is not called: it also finds each source's reach with
 # the CPU reference, minutes on Kronecker scale 22); part "gap" is GAP's own "Average Time" over 16 trials from
 # sources GAP draws itself (-n 16; what the tables before the gap-fill model reported, there miscalled "best of
-# 16 trials"). One JSON line per graph and per GAP run.
+# 16 trials"). Beside the protocol's median, `wall_median_ms`: 3 more passes timed by time.perf_counter around
+# engine.traverse alone (no events, no outcome read), the kind of time GAP's Trial Time is. One JSON line per graph
+# and per GAP run.
 #   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER [--files-only]
 import glob, json, os, sys, time
 import numpy as np
@@ -40,7 +42,14 @@ for spec in graphs:
             vtimes = list(m.times_ms)
         else:
             times += m.times_ms
+    wall = []  # host wall time around each call (time.perf_counter, no events, no outcome read): GAP's Trial Time's kind
+    for rep in range(3):
+        for s in srcs:
+            t0 = time.perf_counter()
+            r.engine.traverse(int(s))
+            wall.append((time.perf_counter() - t0) * 1e3)
     rec = dict(part="single", graph=name, label="tuned", config=pick.label, median_ms=float(np.median(times)),
+               wall_median_ms=float(np.median(wall)),
                min_ms=float(np.min(times)), n=len(times), validated_pass_median_ms=float(np.median(vtimes)),
                n_vertices=g.n_vertices, n_edges=g.n_edges, tune_s=round(t_tune, 3), validated=True)
     out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
