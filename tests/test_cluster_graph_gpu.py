@@ -80,10 +80,16 @@ def test_zoo_exact_cluster(name, variant, clustered, monkeypatch):
         assert eng._wg_graph is None and clustered._RESIDENTS.get(id(eng)) is eng._res  # nothing replayed
 
 
-def test_pull_levels_run(clustered, monkeypatch):
-    """On kron13 (dense, low diameter) pull levels are taken, and stay exact, from a hub and a leaf."""
-    g, given = ZOO["kron13"]
-    eng = _engine(clustered, monkeypatch, g, (16, "auto", True))
+@pytest.mark.parametrize("stage", ["auto", "off"])
+@pytest.mark.parametrize("serial", [0, 1, 8])
+@pytest.mark.parametrize("name", ["kron13", "directed"])
+def test_pull_levels_run(name, serial, stage, clustered, monkeypatch):
+    """On kron13 (dense, low diameter) and a directed graph pull levels are taken, and stay exact, from a
+    hub and a leaf, whatever share of a vertex's in-edges its own thread scans (``WHOLE_GRAPH_PULL_SERIAL``:
+    0 leaves every in-edge to its warp, 1 and 8 split them), rows staged or read from global."""
+    g, given = ZOO[name]
+    monkeypatch.setattr(clustered, "WHOLE_GRAPH_PULL_SERIAL", serial)
+    eng = _engine(clustered, monkeypatch, g, (16, stage, True))
     refs: dict = {}
     pulled = 0
     for s in given:
@@ -91,6 +97,27 @@ def test_pull_levels_run(clustered, monkeypatch):
         _check(g, s, res, refs)
         pulled += sum(lv.direction == "pull" for lv in res.levels)
     assert pulled > 0
+
+
+@pytest.mark.parametrize("variant", [(16, "auto", True, "auto"), (8, "off", True, "off")], ids=_vid)
+@pytest.mark.parametrize("n", [40_000, 70_001])
+def test_pull_levels_several_rounds(n, variant, clustered, monkeypatch):
+    """Blocks of 2,500-8,751 vertices (several rounds of 1,024 a pull level): random digraphs, exact from
+    a hub and a late vertex, with late pull levels (at most n / 4 vertices unvisited) among them."""
+    from .test_whole_graph_gpu import _late_pull_levels
+
+    rng = np.random.default_rng(n)
+    m = 6 * n
+    g = from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, directed=True, name=f"random{n}", xp=np)
+    eng = _engine(clustered, monkeypatch, g, variant)
+    deg = g.out_degrees(np)
+    refs: dict = {}
+    late = 0
+    for s in (int(np.argmax(deg)), int(np.flatnonzero(deg > 0)[-1])):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        late += _late_pull_levels(res, n)
+    assert late > 0
 
 
 @pytest.mark.parametrize("n_sinks, hubs", [(3000, [(0, 5000)]), (3000, [(1500, 70), (2999, 4000)]),

@@ -134,6 +134,40 @@ def _pull_levels_exact(eng, g, given, refs) -> int:
     return pulled
 
 
+def _late_pull_levels(res, n: int) -> int:
+    """Pull levels of a traced result that ran with at most n / 4 vertices unvisited."""
+    visited, late = 0, 0
+    for lv in res.levels:
+        visited += lv.frontier_size
+        late += lv.direction == "pull" and 4 * (n - visited) <= n
+    return late
+
+
+@pytest.mark.parametrize("n", [1000, 1025, 2049, 6000, 33_000, 50_001, 1 << 16])
+def test_pull_levels_round_sizes(n, any_size, monkeypatch):
+    """Pull levels visit every vertex once in rounds of 1,024 threads: random digraphs of one round,
+    of a last round of one vertex, of several rounds and of the kernel's largest size (a last bitmap word
+    shorter than 32 vertices), pull levels forced, from a hub and from a late vertex: every result exact,
+    pull levels taken, late ones (at most n / 4 vertices left unvisited) among them."""
+    from autotune.engine import BFSEngine
+
+    rng = np.random.default_rng(n)
+    m = 6 * n
+    g = from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, directed=True, name=f"random{n}", xp=np)
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", True)
+    eng = BFSEngine(g, CONFIGS[0])
+    assert eng.whole_graph
+    deg = g.out_degrees(np)
+    refs: dict = {}
+    pulled = late = 0
+    for s in (int(np.argmax(deg)), int(np.flatnonzero(deg > 0)[-1])):
+        res = eng.bfs(s, trace=True)
+        _check(g, s, res, refs)
+        pulled += sum(lv.direction == "pull" for lv in res.levels)
+        late += _late_pull_levels(res, n)
+    assert pulled > 0 and late > 0
+
+
 @pytest.mark.parametrize("serial", [0, 1, 8])
 @pytest.mark.parametrize("stage", ["auto", "off"])
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
