@@ -10,8 +10,10 @@
 # sources GAP draws itself (-n 16; what the tables before the gap-fill model reported, there miscalled "best of
 # 16 trials"). Beside the protocol's median, `wall_median_ms`: 3 more passes timed by time.perf_counter around
 # engine.traverse alone (no events, no outcome read), the kind of time GAP's Trial Time is. One JSON line per graph
-# and per GAP run.
-#   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER [--files-only]
+# and per GAP run. --retime-after-gap: after a graph's GAP runs, a fresh engine is timed again the same way
+# (part "single_after_gap"), so every graph has a GPU time taken right after its 34 GAP processes as well as one
+# taken before them (the next graph's first timing follows this graph's GAP runs either way).
+#   python notebooks/experiments/graphs_vs_gap.py GAP_DIR OUT.jsonl GRAPH_FOLDER [--files-only] [--retime-after-gap]
 import glob, json, os, sys, time
 import numpy as np
 import cupy
@@ -22,17 +24,9 @@ from autotune.gap import gap_bfs, write_sg
 from autotune.generators import generate
 from autotune.measure import GPURunner, measure, select_sources
 
-gap_dir, out, folder = sys.argv[1], open(sys.argv[2], "a"), sys.argv[3]
-graphs = sorted(glob.glob(os.path.join(folder, "*.gz")))
-if "--files-only" not in sys.argv[4:]:  # (--files-only: the folder's graphs, not the two generated ones)
-    graphs += ["kron:scale=22,edge_factor=16", "grid:rows=2048,cols=2048,drop=0.1"]
-for spec in graphs:
-    g = generate(spec, xp=cupy) if not spec.endswith(".gz") else at.load_graph(spec)
-    name = spec.split("/")[-1].split(".")[0] if spec.endswith(".gz") else spec
-    t0 = time.perf_counter()
-    pick = at.tune(g)
-    t_tune = time.perf_counter() - t0
-    srcs = select_sources(g, 16, seed=0)
+
+def time_gpu(g, pick, srcs):
+    """The protocol's median (3 timed passes after a validating one) and the host-wall median."""
     r = GPURunner(g, pick)
     times, vtimes = [], []
     for rep in range(4):  # pass 0 validates every source (untimed), passes 1-3 are timed
@@ -48,13 +42,28 @@ for spec in graphs:
             t0 = time.perf_counter()
             r.engine.traverse(int(s))
             wall.append((time.perf_counter() - t0) * 1e3)
+    r.engine = None
+    g._cache.pop("engine", None)
+    return times, vtimes, wall
+
+
+gap_dir, out, folder = sys.argv[1], open(sys.argv[2], "a"), sys.argv[3]
+graphs = sorted(glob.glob(os.path.join(folder, "*.gz")))
+if "--files-only" not in sys.argv[4:]:  # (--files-only: the folder's graphs, not the two generated ones)
+    graphs += ["kron:scale=22,edge_factor=16", "grid:rows=2048,cols=2048,drop=0.1"]
+for spec in graphs:
+    g = generate(spec, xp=cupy) if not spec.endswith(".gz") else at.load_graph(spec)
+    name = spec.split("/")[-1].split(".")[0] if spec.endswith(".gz") else spec
+    t0 = time.perf_counter()
+    pick = at.tune(g)
+    t_tune = time.perf_counter() - t0
+    srcs = select_sources(g, 16, seed=0)
+    times, vtimes, wall = time_gpu(g, pick, srcs)
     rec = dict(part="single", graph=name, label="tuned", config=pick.label, median_ms=float(np.median(times)),
                wall_median_ms=float(np.median(wall)),
                min_ms=float(np.min(times)), n=len(times), validated_pass_median_ms=float(np.median(vtimes)),
                n_vertices=g.n_vertices, n_edges=g.n_edges, tune_s=round(t_tune, 3), validated=True)
     out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
-    r.engine = None
-    g._cache.pop("engine", None)
     with tempfile.TemporaryDirectory(prefix="gap-", dir="/tmp") as tmp:
         path = write_sg(g, os.path.join(tmp, "graph.sg"))
         for thr in (16, 1):
@@ -66,5 +75,11 @@ for spec in graphs:
             gr = gap_bfs(path, gap_dir=gap_dir, n_trials=16, threads=thr)
             rec = dict(part="gap", graph=name, threads=thr, ms=gr.best_ms, trials_ms=gr.trial_ms.get(None))
             out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
+    if "--retime-after-gap" in sys.argv[4:]:
+        times, vtimes, wall = time_gpu(g, pick, srcs)
+        rec = dict(part="single_after_gap", graph=name, label="tuned", config=pick.label,
+                   median_ms=float(np.median(times)), wall_median_ms=float(np.median(wall)), min_ms=float(np.min(times)),
+                   n=len(times), validated_pass_median_ms=float(np.median(vtimes)), validated=True)
+        out.write(json.dumps(rec) + "\n"); out.flush(); print(json.dumps(rec), flush=True)
     del g
     cupy.get_default_memory_pool().free_all_blocks()
