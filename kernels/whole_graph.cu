@@ -45,7 +45,10 @@
 // the bitmap decided (Op::record_claim): exact for claim-once operators (Op::kClaimOnce; BFS), where
 // the first claim of a vertex is its final value; the advance here holds no algorithm code. What
 // bounds it: ~0.5-1 us per level of barriers and dependent shared-memory reads, and on levels of many
-// edges one SM's issue rate (the engine runs larger graphs on the multi-block kernels).
+// edges one SM's issue rate (the engine runs larger graphs on the multi-block kernels); a pull level
+// pays its n / 1024 rounds however few in-edges it examines (soc-sign-bitcoinotc on an H200: six rounds,
+// 64 in-edges, 2.7 us). Three changes to the pull levels were measured and not kept (README,
+// "Three changes to the pull levels"; notebooks/experiments/whole_graph_pull_*.patch).
 #include "traversal.cuh"
 #include "block_scan.cuh"
 
