@@ -47,8 +47,8 @@
 // bounds it: ~0.5-1 us per level of barriers and dependent shared-memory reads, and on levels of many
 // edges one SM's issue rate (the engine runs larger graphs on the multi-block kernels); a pull level
 // pays its n / 1024 rounds however few in-edges it examines (soc-sign-bitcoinotc on an H200: six rounds,
-// 64 in-edges, 2.7 us). Three changes to the pull levels were measured and not kept (README,
-// "Three changes to the pull levels"; notebooks/experiments/whole_graph_pull_*.patch).
+// 64 in-edges, 2.7 us). Four changes to the pull levels were measured and not kept (README,
+// "Four changes to the pull levels"; notebooks/experiments/whole_graph_pull_*.patch).
 #include "traversal.cuh"
 #include "block_scan.cuh"
 
