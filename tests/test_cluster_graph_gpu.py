@@ -104,16 +104,13 @@ def test_pull_levels_run(name, serial, stage, clustered, monkeypatch):
 def test_pull_levels_several_rounds(n, variant, clustered, monkeypatch):
     """Blocks of 2,500-8,751 vertices (several rounds of 1,024 a pull level): random digraphs, exact from
     a hub and a late vertex, with late pull levels (at most n / 4 vertices unvisited) among them."""
-    from .test_whole_graph_gpu import _late_pull_levels
+    from .test_whole_graph_gpu import _late_pull_levels, _random_digraph
 
-    rng = np.random.default_rng(n)
-    m = 6 * n
-    g = from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, directed=True, name=f"random{n}", xp=np)
+    g, sources = _random_digraph(n)
     eng = _engine(clustered, monkeypatch, g, variant)
-    deg = g.out_degrees(np)
     refs: dict = {}
     late = 0
-    for s in (int(np.argmax(deg)), int(np.flatnonzero(deg > 0)[-1])):
+    for s in sources:
         res = eng.bfs(s, trace=True)
         _check(g, s, res, refs)
         late += _late_pull_levels(res, n)

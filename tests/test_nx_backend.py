@@ -17,6 +17,7 @@ import pickle
 import random
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ nx = pytest.importorskip("networkx")
 
 import autotune.nx_backend as B  # noqa: E402
 
-if not __import__("importlib.metadata").metadata.entry_points(group="networkx.backends", name="autotune"):
+if not entry_points(group="networkx.backends", name="autotune"):
     # NetworkX finds backends only through installed entry points: autotune imported from a source tree
     # that was never installed (PYTHONPATH) has none, and nx.config.backends has no "autotune"
     pytest.skip("autotune is not installed, so NetworkX has no 'autotune' backend entry point "
@@ -156,8 +157,6 @@ def zoo_graph(request):
 
 # ============================================================================== wiring (CPU)
 def test_entry_points_resolve_to_the_backend():
-    from importlib.metadata import entry_points
-
     (ep,) = entry_points(group="networkx.backends", name="autotune")
     (info_ep,) = entry_points(group="networkx.backend_info", name="autotune")
     assert ep.load() is B.BackendInterface

@@ -134,6 +134,16 @@ def _pull_levels_exact(eng, g, given, refs) -> int:
     return pulled
 
 
+def _random_digraph(n: int):
+    """A random digraph of n vertices and 6 n edges (seeded by n), and two sources: its largest
+    out-degree and its last vertex with an out-edge."""
+    rng = np.random.default_rng(n)
+    m = 6 * n
+    g = from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, directed=True, name=f"random{n}", xp=np)
+    deg = g.out_degrees(np)
+    return g, (int(np.argmax(deg)), int(np.flatnonzero(deg > 0)[-1]))
+
+
 def _late_pull_levels(res, n: int) -> int:
     """Pull levels of a traced result that ran with at most n / 4 vertices unvisited."""
     visited, late = 0, 0
@@ -151,16 +161,13 @@ def test_pull_levels_round_sizes(n, any_size, monkeypatch):
     pull levels taken, late ones (at most n / 4 vertices left unvisited) among them."""
     from autotune.engine import BFSEngine
 
-    rng = np.random.default_rng(n)
-    m = 6 * n
-    g = from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, directed=True, name=f"random{n}", xp=np)
+    g, sources = _random_digraph(n)
     monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", True)
     eng = BFSEngine(g, CONFIGS[0])
     assert eng.whole_graph
-    deg = g.out_degrees(np)
     refs: dict = {}
     pulled = late = 0
-    for s in (int(np.argmax(deg)), int(np.flatnonzero(deg > 0)[-1])):
+    for s in sources:
         res = eng.bfs(s, trace=True)
         _check(g, s, res, refs)
         pulled += sum(lv.direction == "pull" for lv in res.levels)
