@@ -91,6 +91,10 @@ WHOLE_GRAPH_ALPHA = 15
 WHOLE_GRAPH_BETA = 18
 #: In-edges a thread of a pull level scans alone before its warp takes the rest of them, 32 at a time.
 WHOLE_GRAPH_PULL_SERIAL = 8
+#: Compile the whole-graph kernel with its packed late pull levels (:func:`whole_graph_packed`):
+#: ``"auto"`` (the default) for graphs with pull levels of more than two rounds of the block;
+#: ``True`` / ``False``: for every graph with pull levels / none.
+WHOLE_GRAPH_PACKED = "auto"
 #: Copy the graph's CSR into the kernel's shared memory where it fits beside the bitmaps and the
 #: queue (``"auto"``), so no level waits on a global load; ``"off"``: levels read it from global memory.
 WHOLE_GRAPH_STAGE = "auto"
@@ -479,6 +483,23 @@ def whole_graph_pull(n_vertices: int, n_edges: int) -> bool:
     if WHOLE_GRAPH_PULL == "auto":
         return int(n_edges) >= WHOLE_GRAPH_PULL_MIN_DEGREE * max(int(n_vertices), 1)
     return bool(WHOLE_GRAPH_PULL)
+
+
+def whole_graph_packed(n_vertices: int, pull: bool) -> bool:
+    """Whether the whole-graph kernel is compiled with its packed late pull levels (``kPacked``): a
+    graph with pull levels (:func:`whole_graph_pull`) of more than two rounds of the block (over
+    2 x :data:`WHOLE_GRAPH_THREADS` vertices). A pull level past the first costs its rounds (n / 1,024
+    of them), not the in-edges it scans; once no more than a quarter of the vertices are unvisited the
+    packed form has each warp gather the unvisited vertices of its bitmap words into its lanes and
+    scan only those (Beamer, Asanovic & Patterson, "Direction-Optimizing Breadth-First Search",
+    SC'12, sections 3-4: the bottom-up step examines unvisited vertices only). Every other graph gets the kernel without that code: its instantiation compiles to the
+    same PTX as the kernel before it was added (``notebooks/experiments/whole_graph_ptx_compare.py``), since
+    any code added to the kernel moved the push levels of graphs that never pull by 3-10 % on an
+    H200 (README, *The packed late pull levels*). :data:`WHOLE_GRAPH_PACKED` ``True`` / ``False``:
+    on every graph with pull levels / none."""
+    if WHOLE_GRAPH_PACKED != "auto":
+        return bool(pull) and bool(WHOLE_GRAPH_PACKED)
+    return bool(pull) and int(n_vertices) > 2 * WHOLE_GRAPH_THREADS
 
 
 def whole_graph_fits(n_vertices: int, n_edges: int, smem_optin: int, static_smem: int = 20 * 1024) -> bool:
@@ -901,6 +922,8 @@ class TraversalEngine:
         and ``whole_graph_pull``: with pull levels (:func:`whole_graph_pull`) the kernel gets the
         in-edges (built here for a directed graph whose config has none)."""
         self.whole_graph = self.whole_graph_staged = self.whole_graph_pull = False
+        #: The kernel has the packed late pull levels (:func:`whole_graph_packed`).
+        self.whole_graph_packed = False
         #: A directed graph's in-edges are staged in shared memory too, for pull levels
         #: (:data:`WHOLE_GRAPH_STAGE_IN`).
         self.whole_graph_staged_in = False
@@ -925,13 +948,15 @@ class TraversalEngine:
         import cupy
 
         pull = whole_graph_pull(n, m)
+        packed = whole_graph_packed(n, pull)
         choices = [(False, False)]
         if WHOLE_GRAPH_STAGE == "auto":
             choices[:0] = [(True, True), (True, False)] if pull and self.graph.directed and \
                 WHOLE_GRAPH_STAGE_IN == "auto" else [(True, False)]
         for staged, staged_in in choices:
             k = get_kernel("whole_graph",
-                           f"whole_graph_levels<{WHOLE_GRAPH_EPT}, {str(staged).lower()}, {OPERATORS[self.algorithm]}>",
+                           f"whole_graph_levels<{WHOLE_GRAPH_EPT}, {str(staged).lower()}, {str(packed).lower()}, "
+                           f"{OPERATORS[self.algorithm]}>",
                            self.algorithm, self.eid64)
             smem = whole_graph_smem_bytes(n, m, pull=pull, staged=staged, staged_in=staged_in)
             if smem + int(k.shared_size_bytes) <= optin:  # the kernel's static shared memory beside it
@@ -954,6 +979,7 @@ class TraversalEngine:
             in_columns16 = self._wg_in_columns16
         host_state = np.uintp(self._state_host.ctypes.data) if self.zero_copy else null
         self._wg_kernel, self._wg_smem, self.whole_graph_staged, self.whole_graph_pull = k, smem, staged, pull
+        self.whole_graph_packed = packed
         self.whole_graph_staged_in = staged_in
         self._wg_args = (self.row_offsets, self.column_indices, columns16, pull_offsets, pull_indices,
                          np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA),
@@ -992,6 +1018,7 @@ class TraversalEngine:
         else:
             # whole_graph_levels': ..., op, source slot, state, host state, params, trace, in-edges
             k = get_kernel("whole_graph", f"whole_graph_resident<{WHOLE_GRAPH_EPT}, {staged}, "
+                           f"{str(self.whole_graph_packed).lower()}, "
                            f"{OPERATORS[self.algorithm]}>", self.algorithm, self.eid64)
             n_head = 9
         smem = self._wg_smem
@@ -1328,7 +1355,7 @@ class TraversalEngine:
                 _drop_resident(id(self), self._res)
                 self._res = None
             self.cluster_size = 0
-            self.resident = self.whole_graph_staged = self.whole_graph_pull = False
+            self.resident = self.whole_graph_staged = self.whole_graph_pull = self.whole_graph_packed = False
         self.cluster_calibration = {"sources": sources, "rounds_ms": times[False], "cluster_ms": times[True],
                                     "chosen": chosen}
 

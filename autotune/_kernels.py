@@ -88,11 +88,11 @@ KERNEL_SOURCES: dict[str, KernelSource] = {
     "single_block": KernelSource("single_block", "single_block.cu", _per_op("single_block_levels<{p}, {op}>", p=_WP)),
     # a whole BFS in one launch of one block, for graphs whose visited bitmap and frontier fit in its
     # shared memory (claim-once operators only: BFS); 1 or 4 steps of 32 edges a warp unrolls, the CSR
-    # read from global memory or staged in shared memory; launched per traversal (levels) or once to
-    # serve many from a mailbox in pinned host memory (resident)
+    # read from global memory or staged in shared memory, with or without the packed late pull levels;
+    # launched per traversal (levels) or once to serve many from a mailbox in pinned host memory (resident)
     "whole_graph": KernelSource("whole_graph", "whole_graph.cu",
-                                {"bfs": tuple(f"whole_graph_{form}<{e}, {st}, BFSOp>" for form in ("levels", "resident")
-                                              for e in WHOLE_GRAPH_EPT for st in _WP)}),
+                                {"bfs": tuple(f"whole_graph_{form}<{e}, {st}, {pk}, BFSOp>" for form in ("levels", "resident")
+                                              for e in WHOLE_GRAPH_EPT for st in _WP for pk in _WP)}),
     # a whole BFS in one launch of one thread-block cluster (sm_90: the blocks' shared memories joined),
     # for graphs past the one-block kernel; 8 or 16 blocks, each block's CSR rows read from global
     # memory or staged in its shared memory; launched per traversal (levels) or once to serve many

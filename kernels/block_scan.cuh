@@ -23,6 +23,21 @@ __device__ __forceinline__ eid_t at_block_exclusive_scan(eid_t x, eid_t& total, 
     return s_warp[warp] + incl - x;
 }
 
+// Position of the (r + 1)-th set bit of w (r < popc(w)): a binary search by popc over halves.
+__device__ __forceinline__ int at_nth_set_bit(unsigned w, int r) {
+    int pos = 0;
+#pragma unroll
+    for (int half = 16; half > 0; half >>= 1) {
+        const int c = __popc(w & ((1u << half) - 1u));
+        if (r >= c) {
+            r -= c;
+            w >>= half;
+            pos += half;
+        }
+    }
+    return pos;
+}
+
 // last index i in [0, n) with a[i] <= key (a non-decreasing, a[0] <= key)
 __device__ __forceinline__ int at_sb_last_le(const eid_t* a, int n, eid_t key) {
     int lo = 0, hi = n;

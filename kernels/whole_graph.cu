@@ -47,8 +47,14 @@
 // bounds it: ~0.5-1 us per level of barriers and dependent shared-memory reads, and on levels of many
 // edges one SM's issue rate (the engine runs larger graphs on the multi-block kernels); a pull level
 // pays its n / 1024 rounds however few in-edges it examines (soc-sign-bitcoinotc on an H200: six rounds,
-// 64 in-edges, 2.7 us). Four changes to the pull levels were measured and not kept (README,
-// "Four changes to the pull levels"; notebooks/experiments/whole_graph_pull_*.patch).
+// 64 in-edges, 2.7 us). So late pull levels (at most n / 4 vertices unvisited) of graphs of three rounds
+// or more are packed (kPacked): each warp gathers the unvisited vertices of every 32nd bitmap word into
+// its lanes and scans only those, ceil(unvisited / 32) warp steps instead of the rounds. The engine
+// instantiates kPacked only for such graphs (autotune/_engine.py, whole_graph_packed); with kPacked
+// false the kernel compiles to the same PTX as without that code, because any code added here moved the
+// push levels of graphs that never pull (CA-GrQc, p2p-Gnutella04) by 3-10 % on an H200. Four other
+// changes to the pull levels were measured and not kept (README, "Four changes to the pull levels";
+// notebooks/experiments/whole_graph_pull_*.patch).
 #include "traversal.cuh"
 #include "block_scan.cuh"
 
@@ -190,8 +196,9 @@ __device__ __forceinline__ WGCsr<kStaged> at_wg_csr(const eid_t* __restrict__ ro
 // One whole traversal from `source` (read by thread 0 only) by the calling block: the per-vertex
 // reset, every level, the state (and its zero-copy read-back where host_state is given); returns the
 // number of levels. The staged CSR (kStaged) is complete
-// or is being copied by this block's threads: the first barrier here publishes it.
-template <int EPT, bool kStaged, class Op>
+// or is being copied by this block's threads: the first barrier here publishes it. kPacked: late pull
+// levels packed (above).
+template <int EPT, bool kStaged, bool kPacked, class Op>
 __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGShared& sh,
                                                const eid_t* __restrict__ row_offsets,
                                                const eid_t* __restrict__ pull_offsets,
@@ -233,6 +240,7 @@ __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGS
     __syncthreads();
 
     int L = 0, fsize = 1;
+    int visited = 1;  // vertices claimed so far (the frontiers' sizes, the current one included)
     bool pulling = false, after_pull = false;
     long long explored = 0;  // out-edges of the push levels' frontiers (GAP's edges_to_check is m - explored)
     while (true) {
@@ -274,6 +282,67 @@ __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGS
             // level), so a vertex the frontier does not reach (most of them while the frontier is young,
             // all of those in other components) costs its warp in-degree / 32 steps, not in-degree
             // dependent reads in one lane while 31 wait.
+            if (kPacked && n > 2 * AT_WG_THREADS && (long long)(n - visited) * 4 <= (long long)n) {
+              // late pull levels of graphs of three rounds or more: each warp packs the unvisited vertices of
+              // every 32nd bitmap word into its lanes, ceil(its unvisited / 32) steps instead of the rounds
+              const int warp = tid >> 5;
+              for (int k0 = 0; warp + 32 * k0 < ((n + 31) >> 5); k0 += 32) {  // warp-uniform chunks of 32 words
+                const int n_words = (n + 31) >> 5;
+                const int wi = warp + 32 * (k0 + lane);
+                unsigned unv = 0u;
+                if (wi < n_words) {
+                    unv = ~s_bits[wi];
+                    if (wi == n_words - 1 && (n & 31) != 0) unv &= (1u << (n & 31)) - 1u;
+                }
+                const int cnt = __popc(unv);
+                const int cincl = at_warp_inclusive_scan(cnt);
+                const int ctotal = __shfl_sync(AT_FULL_MASK, cincl, 31);
+                const int cexcl = cincl - cnt;
+                for (int s0 = 0; s0 < ctotal; s0 += 32) {
+                    const int px = s0 + lane;
+                    const int pj = at_warp_last_le(cexcl, px, 32);
+                    const unsigned wj = __shfl_sync(AT_FULL_MASK, unv, pj);
+                    const int rj = px - __shfl_sync(AT_FULL_MASK, cexcl, pj);
+                    const vid_t v = px < ctotal ? (vid_t)((warp + 32 * (k0 + pj)) * 32 + at_nth_set_bit(wj, rj)) : -1;
+                    bool claim[1] = {false};
+                    vid_t vv[1] = {v};
+                    eid_t e = 0, end = 0;
+                    if (v >= 0) {
+                        if (pull_staged) { e = gin.row(v); end = gin.row(v + 1); }
+                        else { e = __ldg(pull_offsets + v); end = __ldg(pull_offsets + v + 1); }
+                        const eid_t stop = min(end, e + (eid_t)pull_serial);
+                        for (; e < stop; ++e) {
+                            const vid_t u = pull_staged ? gin.at(e) : __ldg(pull_indices + e);
+                            if (at_wg_bit(s_fbits, u)) {
+                                atomicOr(s_bits + (v >> 5), 1u << (v & 31));
+                                Op::record_claim(octx, u, v, L);
+                                claim[0] = true;
+                                e = end;
+                                break;
+                            }
+                        }
+                    }
+                    at_wg_append<1>(claim, vv, s_q, n, L, next_ctr);
+                    const int rem = (int)(end - e);
+                    const int incl = at_warp_inclusive_scan(rem);
+                    const int total = __shfl_sync(AT_FULL_MASK, incl, 31);
+                    const int excl = incl - rem;
+                    for (int x0 = 0; x0 < total; x0 += 32) {
+                        const int x = x0 + lane;
+                        const int j = at_warp_last_le(excl, x, 32);
+                        const eid_t ej = __shfl_sync(AT_FULL_MASK, e, j) + (eid_t)(x - __shfl_sync(AT_FULL_MASK, excl, j));
+                        const vid_t vj = __shfl_sync(AT_FULL_MASK, v, j);
+                        claim[0] = false;
+                        vv[0] = vj;
+                        if (x < total && !at_wg_bit(s_bits, vj)) {
+                            const vid_t u = pull_staged ? gin.at(ej) : __ldg(pull_indices + ej);
+                            if (at_wg_bit(s_fbits, u)) claim[0] = at_wg_claim<Op>(s_bits, octx, u, vj, L);
+                        }
+                        at_wg_append<1>(claim, vv, s_q, n, L, next_ctr);
+                    }
+                }
+              }
+            } else {
             const int wbase = (tid >> 5) << 5;
             for (int base = 0; base < n; base += AT_WG_THREADS) {
                 const vid_t v = base + tid;
@@ -314,6 +383,7 @@ __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGS
                     }
                     at_wg_append<1>(claim, vv, s_q, n, L, next_ctr);
                 }
+            }
             }
             __syncthreads();  // (the state's explored count covers push levels' edges)
         } else if (fsize <= 32) {
@@ -405,6 +475,7 @@ __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGS
             after_pull = true;
         }
         fsize = next;
+        visited += next;
         ++L;
         if (fsize == 0) break;  // uniform: every thread read the same count after the barrier
     }
@@ -413,7 +484,7 @@ __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGS
     return L;
 }
 
-template <int EPT, bool kStaged, class Op>
+template <int EPT, bool kStaged, bool kPacked, class Op>
 __global__ void __launch_bounds__(AT_WG_THREADS, 1)
 whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
                    const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
@@ -429,7 +500,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
     const WGShared sh = at_wg_layout(s_dyn4, prm->n_vertices, prm->n_edges, pull_offsets != nullptr);
     const WGCsr<kStaged> g = at_wg_csr<kStaged>(row_offsets, column_indices, columns16, pull_offsets, in_columns16,
                                                 sh, prm->n_vertices, prm->n_edges);
-    at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices, pull_alpha, pull_beta,
+    at_wg_traverse<EPT, kStaged, kPacked, Op>(g, sh, row_offsets, pull_offsets, pull_indices, pull_alpha, pull_beta,
                                      pull_serial, op, source, st, host_state, prm, level_sizes, level_info,
                                      level_time, kStaged && in_columns16 != nullptr);
 }
@@ -443,7 +514,7 @@ whole_graph_levels(const eid_t* __restrict__ row_offsets, const vid_t* __restric
 // caller's own array: no copy launch, no second stream wait. `served` is the sequence number already
 // answered when the launch was made; the kernel returns when asked, or by itself once no request came
 // for idle_ns nanoseconds.
-template <int EPT, bool kStaged, class Op>
+template <int EPT, bool kStaged, bool kPacked, class Op>
 __global__ void __launch_bounds__(AT_WG_THREADS, 1)
 whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restrict__ column_indices,
                      const uint4* __restrict__ columns16, const eid_t* __restrict__ pull_offsets,
@@ -467,7 +538,7 @@ whole_graph_resident(const eid_t* __restrict__ row_offsets, const vid_t* __restr
         const unsigned source = (unsigned)(req & 0xFFFFFFFFull);
         if (source == 0xFFFFFFFFu) return;  // asked to return, or idle (block-uniform)
         served = (unsigned)(req >> 32);
-        const int levels = at_wg_traverse<EPT, kStaged, Op>(g, sh, row_offsets, pull_offsets, pull_indices,
+        const int levels = at_wg_traverse<EPT, kStaged, kPacked, Op>(g, sh, row_offsets, pull_offsets, pull_indices,
                                                             pull_alpha, pull_beta, pull_serial, op, (vid_t)source,
                                                             st, nullptr, prm, level_sizes, level_info, level_time,
                                                             kStaged && in_columns16 != nullptr);

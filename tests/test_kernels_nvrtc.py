@@ -179,3 +179,22 @@ def test_whole_graph_kernel_budget():
     assert not E.whole_graph_fits(1 << 16, 1000, 100 * 1024)  # a device without the opt-in space
     src = _code(read_source("whole_graph"))
     assert "kClaimOnce" in src and "record_claim" in src and "extern __shared__" in src
+
+
+def test_whole_graph_packed_choice(monkeypatch):
+    """The packed late pull levels are compiled in only for graphs with pull levels of more than two
+    rounds of the block (WHOLE_GRAPH_PACKED "auto"), for every graph with pull levels (True) or none
+    (False); the kernel's runtime condition matches the engine's rule."""
+    import autotune._engine as E
+
+    assert E.WHOLE_GRAPH_PACKED == "auto"
+    assert not E.whole_graph_packed(2 * E.WHOLE_GRAPH_THREADS, True)
+    assert E.whole_graph_packed(2 * E.WHOLE_GRAPH_THREADS + 1, True)
+    assert not E.whole_graph_packed(1 << 16, False)
+    monkeypatch.setattr(E, "WHOLE_GRAPH_PACKED", True)
+    assert E.whole_graph_packed(1000, True) and not E.whole_graph_packed(1000, False)
+    monkeypatch.setattr(E, "WHOLE_GRAPH_PACKED", False)
+    assert not E.whole_graph_packed(1 << 16, True)
+    src = _code(read_source("whole_graph"))
+    assert "kPacked && n > 2 * AT_WG_THREADS" in src and "#define AT_WG_THREADS 1024" in src
+    assert E.WHOLE_GRAPH_THREADS == 1024

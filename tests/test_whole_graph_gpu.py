@@ -153,18 +153,25 @@ def _late_pull_levels(res, n: int) -> int:
     return late
 
 
-@pytest.mark.parametrize("n", [1000, 1025, 2049, 6000, 33_000, 50_001, 1 << 16])
-def test_pull_levels_round_sizes(n, any_size, monkeypatch):
+_ROUND_SIZES = [1000, 1025, 2049, 6000, 33_000, 50_001, 1 << 16]
+
+
+@pytest.mark.parametrize("n,packed", [(n, "auto") for n in _ROUND_SIZES]
+                         + [(n, False) for n in _ROUND_SIZES if n > 2048])
+def test_pull_levels_round_sizes(n, packed, any_size, monkeypatch):
     """Pull levels visit every vertex once in rounds of 1,024 threads: random digraphs of one round,
     of a last round of one vertex, of several rounds and of the kernel's largest size (a last bitmap word
     shorter than 32 vertices), pull levels forced, from a hub and from a late vertex: every result exact,
-    pull levels taken, late ones (at most n / 4 vertices left unvisited) among them."""
+    pull levels taken, late ones (at most n / 4 vertices left unvisited) among them; past two rounds
+    with the packed late pull levels (the engine's choice) and without them."""
     from autotune.engine import BFSEngine
 
     g, sources = _random_digraph(n)
     monkeypatch.setattr(any_size, "WHOLE_GRAPH_PULL", True)
+    monkeypatch.setattr(any_size, "WHOLE_GRAPH_PACKED", packed)
     eng = BFSEngine(g, CONFIGS[0])
     assert eng.whole_graph
+    assert eng.whole_graph_packed == (packed == "auto" and n > 2048)
     refs: dict = {}
     pulled = late = 0
     for s in sources:
