@@ -89,8 +89,12 @@ WHOLE_GRAPH_PULL = "auto"
 WHOLE_GRAPH_PULL_MIN_DEGREE = 5.7
 WHOLE_GRAPH_ALPHA = 15
 WHOLE_GRAPH_BETA = 18
-#: In-edges a thread of a pull level scans alone before its warp takes the rest of them, 32 at a time.
-WHOLE_GRAPH_PULL_SERIAL = 8
+#: In-edges a thread of a pull level scans alone before its warp takes the rest of them, 32 at a time
+#: (the one-block kernel). Measured on an H200 against 4, 8 and 16, same processes, fast path's pick
+#: (notebooks/figures/whole_graph_pull_serial_ab_h200.jsonl; README, "Small graphs"): email-Eu-core's
+#: first pull level 7.1 -> 5.0 µs (its unresolved in-edges are left to fewer warp steps; 4: 10.7),
+#: the other pull levels of the six one-block graphs within their spread.
+WHOLE_GRAPH_PULL_SERIAL = 32
 #: Compile the whole-graph kernel with its packed late pull levels (:func:`whole_graph_packed`):
 #: ``"auto"`` (the default) for graphs with pull levels of more than two rounds of the block;
 #: ``True`` / ``False``: for every graph with pull levels / none.
@@ -181,6 +185,8 @@ CLUSTER_PULL = "auto"
 #: 0.79-0.88x of push-only on random, R-MAT, power-law and Kronecker graphs of 4-6 edges per vertex,
 #: no faster on meshes and geometric graphs (4-10), 1.12x slower on road-usroads (2.6).
 CLUSTER_PULL_MIN_DEGREE = 3.5
+#: In-edges a thread of the cluster kernel's pull levels scans alone before its warp takes the rest.
+CLUSTER_PULL_SERIAL = 8
 #: Serve the traversals of a whole-graph engine from a *resident* kernel (``whole_graph_resident`` in
 #: ``kernels/whole_graph.cu``, one block; ``cluster_resident`` in ``kernels/cluster_graph.cu``, one
 #: thread-block cluster): ``"auto"`` (where the device maps pinned host memory): the first traversal
@@ -1211,7 +1217,7 @@ class TraversalEngine:
             self._cl_owners = cupy.asarray(owners)
             args = (self.row_offsets, self.column_indices, po, pi, self._cl_bounds, self._cl_owners,
                     np.int32(wmax), np.int32(WHOLE_GRAPH_ALPHA), np.int32(WHOLE_GRAPH_BETA),
-                    np.int32(WHOLE_GRAPH_PULL_SERIAL), self.op_args, self.source_slot, self.state, host_state,
+                    np.int32(CLUSTER_PULL_SERIAL), self.op_args, self.source_slot, self.state, host_state,
                     self.params, self.level_sizes, self.level_info, self.level_time)
             try:  # a trial launch: a cluster the device cannot schedule fails here, not in a traversal
                 release_resident()  # (a resident kernel would hold the synchronize and the cluster's SMs)

@@ -85,10 +85,10 @@ def test_zoo_exact_cluster(name, variant, clustered, monkeypatch):
 @pytest.mark.parametrize("name", ["kron13", "directed"])
 def test_pull_levels_run(name, serial, stage, clustered, monkeypatch):
     """On kron13 (dense, low diameter) and a directed graph pull levels are taken, and stay exact, from a
-    hub and a leaf, whatever share of a vertex's in-edges its own thread scans (``WHOLE_GRAPH_PULL_SERIAL``:
+    hub and a leaf, whatever share of a vertex's in-edges its own thread scans (``CLUSTER_PULL_SERIAL``:
     0 leaves every in-edge to its warp, 1 and 8 split them), rows staged or read from global."""
     g, given = ZOO[name]
-    monkeypatch.setattr(clustered, "WHOLE_GRAPH_PULL_SERIAL", serial)
+    monkeypatch.setattr(clustered, "CLUSTER_PULL_SERIAL", serial)
     eng = _engine(clustered, monkeypatch, g, (16, stage, True))
     refs: dict = {}
     pulled = 0

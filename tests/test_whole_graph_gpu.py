@@ -182,14 +182,14 @@ def test_pull_levels_round_sizes(n, packed, any_size, monkeypatch):
     assert pulled > 0 and late > 0
 
 
-@pytest.mark.parametrize("serial", [0, 1, 8])
+@pytest.mark.parametrize("serial", [0, 1, 8, 32])
 @pytest.mark.parametrize("stage", ["auto", "off"])
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.label)
 @pytest.mark.parametrize("name", ["kron13", "loops+dups", "directed"])
 def test_pull_levels(name, cfg, stage, serial, any_size, monkeypatch):
     """Dense levels run bottom-up inside the kernel (GAP's rule): on these graphs some level pulls
     (undirected: the graph's own CSR, staged or not; directed: the in-edges, built for a push-only
-    config too), and every result is exact, whether a thread scans none, one or eight in-edges alone
+    config too), and every result is exact, whether a thread scans none, one, eight or 32 in-edges alone
     before its warp takes the rest (``WHOLE_GRAPH_PULL_SERIAL``); with pull levels off, no level pulls."""
     from autotune.engine import BFSEngine
 

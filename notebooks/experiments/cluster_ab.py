@@ -11,6 +11,8 @@
 # The resident cluster kernel (autotune._engine.RESIDENT): "on" and "default" run it where the device maps
 # pinned host memory, "on_replayed" and "default_replayed" replay the one-kernel CUDA graph per traversal
 # (the cluster's path before it; RESIDENT = "off" changes nothing else on graphs past the one-block kernel).
+# "serial4" / "serial8" / "serial16" / "serial32": the one-block kernel's pull levels with WHOLE_GRAPH_PULL_SERIAL at
+# 4 / 8 / 16 / 32 (the release: 32; 8 before d46b00e's successor).
 import argparse, glob, json, os, sys, time
 import numpy as np
 import cupy
@@ -33,7 +35,7 @@ only = args.variants.split(",") if args.variants else None
 graphs = (sorted(glob.glob(os.path.join(args.folder, "*.gz"))) if args.folder != "-" else []) + \
     [x for x in args.specs.split(";") if x]
 DEFAULTS = {k: getattr(E, k) for k in ("CLUSTER", "CLUSTER_SIZE", "CLUSTER_MAX_EDGES", "CLUSTER_MAX_VERTICES",
-                                       "CLUSTER_PULL", "WHOLE_GRAPH_MAX_EDGES", "RESIDENT")}
+                                       "CLUSTER_PULL", "WHOLE_GRAPH_MAX_EDGES", "RESIDENT", "WHOLE_GRAPH_PULL_SERIAL")}
 LIFT = dict(CLUSTER="on", CLUSTER_MAX_EDGES=1 << 40)
 VARIANTS = {
     "base": dict(CLUSTER="off"),
@@ -45,6 +47,11 @@ VARIANTS = {
     "on_replayed": dict(CLUSTER="on", RESIDENT="off"),
     "default": {},  # the shipped settings (CLUSTER = "auto": calibrated against the launch rounds)
     "default_replayed": dict(RESIDENT="off"),
+    # in-edges a thread of the one-block kernel's pull levels scans alone before its warp takes the rest
+    "serial4": dict(WHOLE_GRAPH_PULL_SERIAL=4),
+    "serial8": dict(WHOLE_GRAPH_PULL_SERIAL=8),
+    "serial16": dict(WHOLE_GRAPH_PULL_SERIAL=16),
+    "serial32": dict(WHOLE_GRAPH_PULL_SERIAL=32),
 }
 
 
@@ -98,7 +105,7 @@ for spec in graphs:
     labels = ["base"]
     if n <= DEFAULTS["CLUSTER_MAX_VERTICES"]:
         labels += ["c16", "c16_push", "c16_pull", "c8", "on_replayed", "on"]
-    labels += ["default_replayed", "default", "base"]
+    labels += ["default_replayed", "default", "serial4", "serial8", "serial16", "serial32", "base"]
     for label in labels:
         if only and label not in only:
             continue
