@@ -91,7 +91,8 @@ WHOLE_GRAPH_ALPHA = 15
 WHOLE_GRAPH_BETA = 18
 #: In-edges a thread of a pull level scans alone before its warp takes the rest of them, 32 at a time
 #: (the one-block kernel). Measured on an H200 against 4, 8 and 16, same processes, fast path's pick
-#: (notebooks/figures/whole_graph_pull_serial_ab_h200.jsonl; README, "Small graphs"): email-Eu-core's
+#: (notebooks/figures/whole_graph_pull_serial_ab_h200.jsonl; README, "A thread's own share of a pull
+#: level's in-edges"): email-Eu-core's
 #: first pull level 7.1 -> 5.0 µs (its unresolved in-edges are left to fewer warp steps; 4: 10.7),
 #: the other pull levels of the six one-block graphs within their spread.
 WHOLE_GRAPH_PULL_SERIAL = 32
@@ -498,11 +499,12 @@ def whole_graph_packed(n_vertices: int, pull: bool) -> bool:
     of them), not the in-edges it scans; once no more than a quarter of the vertices are unvisited the
     packed form has each warp gather the unvisited vertices of its bitmap words into its lanes and
     scan only those (Beamer, Asanovic & Patterson, "Direction-Optimizing Breadth-First Search",
-    SC'12, sections 3-4: the bottom-up step examines unvisited vertices only). Every other graph gets the kernel without that code: its instantiation compiles to the
-    same PTX as the kernel before it was added (``notebooks/experiments/whole_graph_ptx_compare.py``), since
-    any code added to the kernel moved the push levels of graphs that never pull by 3-10 % on an
-    H200 (README, *The packed late pull levels*). :data:`WHOLE_GRAPH_PACKED` ``True`` / ``False``:
-    on every graph with pull levels / none."""
+    SC'12, sections 3-4: the bottom-up step examines unvisited vertices only). Every other graph gets
+    the kernel without that code: its instantiation compiles to the same PTX as the kernel before it
+    was added (``notebooks/experiments/whole_graph_ptx_compare.py``), since any code added to the
+    kernel moved the push levels of graphs that never pull by 3-10 % on an H200 (README, *The packed
+    late pull levels, where they pay*). :data:`WHOLE_GRAPH_PACKED` ``True`` / ``False``: on every
+    graph with pull levels / none."""
     if WHOLE_GRAPH_PACKED != "auto":
         return bool(pull) and bool(WHOLE_GRAPH_PACKED)
     return bool(pull) and int(n_vertices) > 2 * WHOLE_GRAPH_THREADS
