@@ -284,7 +284,10 @@ __device__ __forceinline__ int at_wg_traverse(const WGCsr<kStaged>& g, const WGS
             // dependent reads in one lane while 31 wait.
             if (kPacked && n > 2 * AT_WG_THREADS && (long long)(n - visited) * 4 <= (long long)n) {
               // late pull levels of graphs of three rounds or more: each warp packs the unvisited vertices of
-              // every 32nd bitmap word into its lanes, ceil(its unvisited / 32) steps instead of the rounds
+              // every 32nd bitmap word into its lanes, ceil(its unvisited / 32) steps instead of the rounds.
+              // The per-vertex scan below repeats the rounds' (after this branch) on purpose: one helper for
+              // both changes the PTX of the rounds (checked with NVRTC), which kPacked false keeps identical
+              // to the kernel before the packed levels (whole_graph_ptx_compare.py).
               const int warp = tid >> 5;
               for (int k0 = 0; warp + 32 * k0 < ((n + 31) >> 5); k0 += 32) {  // warp-uniform chunks of 32 words
                 const int n_words = (n + 31) >> 5;
